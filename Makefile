@@ -1,0 +1,57 @@
+# couplet build entry points. `make demo` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+GO    ?= go
+PKGS  := libopenmpi-dev openmpi-bin libucx-dev libpnetcdf-dev pnetcdf-bin libnetcdf-dev netcdf-bin etcd-server etcd-client pkg-config
+BIN   := $(CURDIR)/bin
+
+# mpirun flags this platform needs (root, more ranks than cores, fast shared memory).
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+.PHONY: deps build test demo demo-file demo-dyad bench lint fuzz clean
+
+deps:
+	@missing=""; \
+	for p in ompi-c ucx pnetcdf; do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	for c in mpirun ncmpidump ncvalidator ncdump etcd etcdctl; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	echo "deps: missing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "deps: installing with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PKGS) >/dev/null; \
+	else \
+	  echo "deps: run as root:  sudo apt-get update && sudo apt-get install -y $(PKGS)"; exit 1; \
+	fi
+
+build: deps
+	$(GO) build ./...
+	$(GO) build -o $(BIN)/couplet ./cmd/couplet
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -timeout 40m ./...
+
+demo: deps
+	$(GO) run ./examples/demo
+
+demo-file: deps
+	$(GO) run ./examples/demo -mode file
+
+demo-dyad: deps
+	$(GO) run ./examples/dyad/demo
+
+bench: deps
+	$(GO) run ./cmd/couplet bench
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fuzz:
+	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep -E '^(Fuzz|ok)' ); do :; done; \
+	$(GO) run ./internal/tools/fuzzall -time $${FUZZTIME:-60s}
+
+clean:
+	rm -rf $(BIN)
