@@ -1,0 +1,122 @@
+package dtf_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+)
+
+func TestMain(m *testing.M) { mpitest.Main(m) }
+
+const prog = "github.com/couplet-hpc/couplet/dtf/testprogs/coupled"
+
+// writeConfig writes a two-component config coupling every .nc file.
+func writeConfig(t *testing.T, dir, mode string, extra ...string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`[INFO]
+ncomp = 2
+comp_name = w
+comp_name = r
+timeout = 60
+%s
+
+[FILE]
+filename = %%.nc
+comp1 = w
+comp2 = r
+mode = %s
+`, strings.Join(extra, "\n"), mode)
+	p := filepath.Join(dir, "couple.ini")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// couple runs np writers and nr readers of one scenario.
+func couple(t *testing.T, mode string, nw, nr int, args []string, extra ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, mode, extra...)
+	bin := mpitest.Build(t, prog)
+	a := append([]string{"-cfg", cfg, "-dir", dir}, args...)
+	return mpitest.Run(t, 3*time.Minute, mpitest.App{NP: nw, Prog: bin, Args: a}, mpitest.App{NP: nr, Prog: bin, Args: a})
+}
+
+func TestDecompositions(t *testing.T) {
+	cases := []struct {
+		name         string
+		nw, nr       int
+		wgrid, rgrid string
+	}{
+		{"4to2", 4, 2, "4x1", "2x1"},
+		{"2to3", 2, 3, "2x1", "1x3"},
+		{"3to5 uneven", 3, 5, "3x1", "5x1"},
+		{"2x2 to 3x1", 4, 3, "2x2", "3x1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			couple(t, "transfer", c.nw, c.nr, []string{"-case", "decomp", "-wgrid", c.wgrid, "-rgrid", c.rgrid}, "num_matchers = 2")
+		})
+	}
+}
+
+func TestScenarios(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra []string
+	}{
+		{"types", nil},
+		{"families", nil},
+		{"nonblocking", nil},
+		{"record", nil},
+		{"twofiles", nil},
+		{"epochs", []string{"buffer_data = 0"}},
+		{"pattern", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			couple(t, "transfer", 4, 3, []string{"-case", c.name, "-wgrid", "2x2", "-rgrid", "3x1"}, c.extra...)
+		})
+	}
+}
+
+func TestUncoveredReadFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "transfer")
+	bin := mpitest.Build(t, prog)
+	a := []string{"-cfg", cfg, "-dir", dir, "-case", "uncovered", "-wgrid", "2x1", "-rgrid", "2x1"}
+	start := time.Now()
+	out := mpitest.Run(t, 2*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a}, mpitest.App{NP: 2, Prog: bin, Args: a})
+	if !strings.Contains(out, "UNCOVERED") || !strings.Contains(out, "never written") {
+		t.Fatalf("no uncovered-read error reported:\n%s", out)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Fatalf("the error took %v: it should come when the writer's epoch ends, not at the timeout", time.Since(start))
+	}
+}
+
+var digestRE = regexp.MustCompile(`DIGEST \S+ rank \d+ [0-9a-f]+`)
+
+// TestTransferAndFileModeAgree runs the same programs in both modes and
+// compares what the readers received.
+func TestTransferAndFileModeAgree(t *testing.T) {
+	args := []string{"-case", "decomp", "-wgrid", "2x2", "-rgrid", "3x1", "-ny", "40", "-nx", "33"}
+	digests := func(out string) []string {
+		d := digestRE.FindAllString(out, -1)
+		sort.Strings(d)
+		return d
+	}
+	a := digests(couple(t, "transfer", 4, 3, args))
+	b := digests(couple(t, "file", 4, 3, args))
+	if len(a) != 3 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("transfer mode received\n%s\nfile mode received\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+}

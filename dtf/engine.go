@@ -1,0 +1,271 @@
+package dtf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/couplet-hpc/couplet/mpi"
+)
+
+// engine is the per-process coupling runtime: the component, its peers, the
+// coupled files and the message progress. One mutex serialises it, so the
+// optional background progress goroutine and application calls never overlap.
+type engine struct {
+	mu  sync.Mutex
+	cfg *Config
+
+	world     mpi.Comm // private duplicate of MPI_COMM_WORLD for all couplet traffic
+	comm      mpi.Comm // this component's communicator (Comm)
+	comp      int      // this component's index in comp_name order
+	compRanks [][]int  // world ranks of each component's ranks, in component-rank order
+	ownsMPI   bool     // Init initialised MPI, so Finalize finalises it
+
+	mail  []*envelope        // control messages not yet taken by a waiter
+	sends []*pendingSend     // control sends in flight
+	files map[string]*File   // coupled files by path, open or still serving
+	match map[sessKey]*mfile // matcher state by file session
+	hist  map[string]*pathHistory
+	// explicit marks [FILE] sections whose files have seen Transfer: their users
+	// follow the explicit-epoch contract, so buffer_data=0 may skip copies.
+	explicit map[int]bool
+
+	nextFileID int // per-writer counter naming files in data tags
+	stats      *StatsWriter
+	stop       chan struct{}
+	bgDone     chan struct{}
+}
+
+var (
+	engMu sync.Mutex
+	eng   *engine
+)
+
+// Init joins the coupling runtime: it reads the config (DTF_INI_FILE overrides
+// configPath), finds this process's component (by name, else MPMD_COMP, else
+// MPI_APPNUM) and splits MPI_COMM_WORLD per component. It is collective over
+// MPI_COMM_WORLD. If MPI is not initialised yet, Init initialises it asking for
+// MPI_THREAD_MULTIPLE, and Finalize will finalise it.
+func Init(configPath, component string) error {
+	engMu.Lock()
+	defer engMu.Unlock()
+	if eng != nil {
+		return errors.New("dtf: Init called twice")
+	}
+	cfg, err := LoadConfigEnv(configPath)
+	if err != nil {
+		return err
+	}
+	e := &engine{cfg: cfg, files: map[string]*File{}, match: map[sessKey]*mfile{}, hist: map[string]*pathHistory{}, explicit: map[int]bool{}}
+	if !mpi.Initialized() {
+		if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
+			return err
+		}
+		e.ownsMPI = true
+	}
+	if e.comp, err = findComponent(cfg, component); err != nil {
+		return err
+	}
+	if err := e.joinWorld(); err != nil {
+		return err
+	}
+	if cfg.StatsPath != "" {
+		if e.stats, err = OpenStatsWriter(cfg.StatsPath); err != nil {
+			return err
+		}
+	}
+	if cfg.ProgressThread && mpi.QueryThread() == mpi.ThreadMultiple {
+		e.stop, e.bgDone = make(chan struct{}), make(chan struct{})
+		go e.background()
+	}
+	eng = e
+	return nil
+}
+
+// findComponent resolves this process's component index.
+func findComponent(cfg *Config, name string) (int, error) {
+	if name == "" {
+		name = os.Getenv("MPMD_COMP")
+	}
+	if name != "" {
+		if i := cfg.CompIndex(name); i >= 0 {
+			return i, nil
+		}
+		return 0, fmt.Errorf("dtf: component %q is not declared in %s (comp_name: %v)", name, cfg.Path, cfg.CompNames)
+	}
+	n, set, err := mpi.AppNum()
+	if err != nil {
+		return 0, err
+	}
+	if !set {
+		return 0, errors.New("dtf: cannot tell this process's component: pass a name to Init, set MPMD_COMP, or launch with mpirun -np A prog1 : -np B prog2")
+	}
+	if n < 0 || n >= cfg.NComp {
+		return 0, fmt.Errorf("dtf: MPI_APPNUM %d but %s declares %d components", n, cfg.Path, cfg.NComp)
+	}
+	return n, nil
+}
+
+// joinWorld duplicates the world, splits it per component and learns every
+// component's world ranks.
+func (e *engine) joinWorld() error {
+	var err error
+	if e.world, err = mpi.World().Dup(); err != nil {
+		return err
+	}
+	if err := e.world.SetErrorsReturn(); err != nil {
+		return err
+	}
+	me := e.world.Rank()
+	if e.comm, err = e.world.Split(e.comp, me); err != nil {
+		return err
+	}
+	comps := make([]int64, e.world.Size())
+	if err := mpi.Allgather(e.world, []int64{int64(e.comp)}, comps); err != nil {
+		return err
+	}
+	e.compRanks = make([][]int, e.cfg.NComp)
+	for w, c := range comps {
+		e.compRanks[c] = append(e.compRanks[c], w)
+	}
+	for i, rs := range e.compRanks {
+		if len(rs) == 0 {
+			return fmt.Errorf("dtf: component %q has no ranks in this run (world size %d)", e.cfg.CompNames[i], e.world.Size())
+		}
+	}
+	return nil
+}
+
+// Finalize leaves the runtime. Files still open are an error. It is collective
+// over MPI_COMM_WORLD.
+func Finalize() error {
+	engMu.Lock()
+	defer engMu.Unlock()
+	e := eng
+	if e == nil {
+		return errors.New("dtf: Finalize without Init")
+	}
+	if e.stop != nil {
+		close(e.stop)
+		<-e.bgDone
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for p, f := range e.files {
+		if !f.closed {
+			errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))
+		}
+	}
+	errs = append(errs, e.waitSends(), mpi.Barrier(e.world), e.comm.Free(), e.world.Free(), e.stats.Close())
+	eng = nil
+	if e.ownsMPI {
+		errs = append(errs, mpi.Finalize())
+	}
+	return errors.Join(errs...)
+}
+
+// Active reports whether Init has been called and Finalize has not.
+func Active() bool {
+	engMu.Lock()
+	defer engMu.Unlock()
+	return eng != nil
+}
+
+// Comm returns this component's communicator; an MPMD application uses it in
+// place of MPI_COMM_WORLD. Before Init it returns MPI_COMM_WORLD.
+func Comm() mpi.Comm {
+	engMu.Lock()
+	defer engMu.Unlock()
+	if eng == nil {
+		return mpi.World()
+	}
+	return eng.comm
+}
+
+// ComponentName returns this process's component name ("" before Init).
+func ComponentName() string {
+	engMu.Lock()
+	defer engMu.Unlock()
+	if eng == nil {
+		return ""
+	}
+	return eng.cfg.CompNames[eng.comp]
+}
+
+// current returns the running engine or an error saying Init is missing.
+func current() (*engine, error) {
+	engMu.Lock()
+	defer engMu.Unlock()
+	if eng == nil {
+		return nil, errors.New("dtf: not initialised (call dtf.Init)")
+	}
+	return eng, nil
+}
+
+// background serves incoming messages while the application computes. It runs
+// only when MPI provides THREAD_MULTIPLE, and sleeps between polls.
+func (e *engine) background() {
+	defer close(e.bgDone)
+	idle := time.Millisecond
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-time.After(idle):
+		}
+		e.mu.Lock()
+		n, _ := e.poll()
+		e.mu.Unlock()
+		if n > 0 {
+			idle = time.Millisecond
+		} else if idle < 20*time.Millisecond {
+			idle *= 2
+		}
+	}
+}
+
+// waitFor runs the progress loop until done reports true, failing after the
+// configured timeout with an error that says what was awaited. It sleeps with
+// backoff between polls instead of spinning. Called with e.mu held; it releases
+// the lock while sleeping so the background goroutine can serve.
+func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
+	deadline := time.Now().Add(e.cfg.Timeout)
+	sleep := 2 * time.Microsecond
+	for {
+		if _, err := e.poll(); err != nil {
+			return err
+		}
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
+		}
+		e.mu.Unlock()
+		time.Sleep(sleep)
+		e.mu.Lock()
+		if sleep < 2*time.Millisecond {
+			sleep *= 2
+		}
+	}
+}
+
+// worldRank maps a component rank to its world rank.
+func (e *engine) worldRank(comp, rank int) int { return e.compRanks[comp][rank] }
+
+// compRankOf maps a world rank of component comp back to its component rank.
+func (e *engine) compRankOf(comp, world int) int {
+	for i, w := range e.compRanks[comp] {
+		if w == world {
+			return i
+		}
+	}
+	return -1
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,467 @@
+package dtf
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
+)
+
+type role int
+
+const (
+	roleWriter role = iota + 1
+	roleReader
+)
+
+func (r role) String() string {
+	if r == roleWriter {
+		return "writer"
+	}
+	return "reader"
+}
+
+// File is one session of a coupled file in transfer mode: the coupled backend
+// of pnetcdf. Puts and gets become request objects; epochs end at Transfer, at
+// a reader's blocking get or wait, and at close.
+type File struct {
+	e       *engine
+	path    string
+	fc      *FileConfig
+	session int
+	role    role
+	group   mpi.Comm // the communicator the file was created or opened on
+	me      int      // rank in group
+	world   []int    // world rank of each group rank
+	peers   []int    // writer group's world ranks (readers learn them from the header)
+	fileID  int
+	hdr     *nc.Header
+	part    *matcher.Partition
+	epoch   int
+	closed  bool
+	indef   bool
+
+	// writer
+	writes    []*piece
+	bySeq     map[int64]*piece
+	nextSeq   int64
+	iputs     map[int][]*piece // nonblocking put id -> its pieces, until waited
+	bputUsed  int64
+	bputSize  int64
+	dataSends []*dataMsg
+	nextReq   int
+
+	// reader
+	round     int
+	recsEpoch int              // epoch+1 whose record count is known; 0 = none
+	igets     map[int]*readReq // nonblocking get id -> request, until waited
+	byID      map[int64]*piece
+	nextID    int64
+
+	st EpochStats
+}
+
+// dataMsg is a subarray send or receive in flight.
+type dataMsg struct {
+	req *mpi.Request
+	dt  *mpi.Datatype
+}
+
+// pathHistory carries what outlives one session of a path: how many sessions
+// ended, and the last header, so a later session may reopen it for writing.
+type pathHistory struct {
+	sessions int
+	hdr      *nc.Header
+}
+
+// Claims reports whether path is coupled by the running configuration, and in
+// which mode.
+func Claims(path string) (bool, FileMode) {
+	e, err := current()
+	if err != nil {
+		return false, ""
+	}
+	fc, ok := e.cfg.FileFor(path)
+	if !ok {
+		return false, ""
+	}
+	return true, fc.Mode
+}
+
+// Create starts a writer session of a coupled file on comm (collective).
+func Create(comm mpi.Comm, path string, mode int) (*File, error) {
+	return begin(comm, path, roleWriter, func(_ *engine, f *File) error {
+		f.hdr.Format = nc.FormatOfMode(mode)
+		return nil
+	})
+}
+
+// Open starts a session of a coupled file on comm (collective). Read-only
+// opens make this group the reader; its open returns once the writer's header
+// has arrived, and inquiry calls answer from that header. Opening with
+// NC_WRITE makes the group the writer of a new session over the header of the
+// previous one (the roles flip).
+func Open(comm mpi.Comm, path string, mode int) (*File, *nc.Header, error) {
+	r := roleReader
+	if mode&nc.WRITE != 0 {
+		r = roleWriter
+	}
+	f, err := begin(comm, path, r, func(e *engine, f *File) error {
+		if r == roleWriter {
+			h := e.hist[path]
+			if h == nil || h.hdr == nil {
+				return nc.Errorf(nc.ENOENT, "coupled file %s has no earlier session to reopen for writing", path)
+			}
+			f.hdr = h.hdr.Clone()
+			return f.publishHeader()
+		}
+		return f.awaitHeader()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.hdr.Clone(), nil
+}
+
+func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error) (*File, error) {
+	e, err := current()
+	if err != nil {
+		return nil, err
+	}
+	fc, ok := e.cfg.FileFor(path)
+	if !ok {
+		return nil, fmt.Errorf("dtf: %s is not coupled by %s", path, e.cfg.Path)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if old := e.files[path]; old != nil {
+		return nil, fmt.Errorf("dtf: %s is already open in this process", path)
+	}
+	h := e.hist[path]
+	if h == nil {
+		h = &pathHistory{}
+		e.hist[path] = h
+	}
+	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
+		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, byID: map[int64]*piece{},
+		hdr: &nc.Header{Format: nc.FormatClassic}, indef: r == roleWriter}
+	world := make([]int64, comm.Size())
+	if err := mpi.Allgather(comm, []int64{int64(e.world.Rank())}, world); err != nil {
+		return nil, err
+	}
+	f.world = make([]int, len(world))
+	for i, w := range world {
+		f.world[i] = int(w)
+	}
+	if r == roleWriter {
+		f.peers = f.world
+		f.fileID = e.nextFileID
+		e.nextFileID++
+	}
+	f.resetStats()
+	if setup != nil {
+		if err := setup(e, f); err != nil {
+			return nil, err
+		}
+	}
+	e.files[path] = f
+	return f, nil
+}
+
+// peerComp returns the component on the other side of this file.
+func (f *File) peerComp() int { return f.e.peerOf(f.fc) }
+
+// peerOf returns the component that this process's component is coupled to
+// through a [FILE] section.
+func (e *engine) peerOf(fc *FileConfig) int {
+	a, b := e.cfg.CompIndex(fc.Comp1), e.cfg.CompIndex(fc.Comp2)
+	if e.comp == a {
+		return b
+	}
+	return a
+}
+
+// publishHeader sends the header to every rank of the peer component (the
+// writer cannot know which of them will open the file) and fixes the
+// partition of the index space among matchers.
+func (f *File) publishHeader() error {
+	if err := f.setPartition(); err != nil {
+		return err
+	}
+	if f.me != 0 {
+		return nil
+	}
+	b, err := f.hdr.Encode()
+	if err != nil {
+		return err
+	}
+	for _, w := range f.e.compRanks[f.peerComp()] {
+		m := &envelope{Kind: kHeader, Path: f.path, Session: f.session, FileID: f.fileID, Header: b, Ranks: f.world}
+		if err := f.e.send(w, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitHeader blocks until the writer's header for this session arrives.
+func (f *File) awaitHeader() error {
+	e := f.e
+	var got *envelope
+	err := e.waitFor(func() string {
+		return fmt.Sprintf("the header of %s (session %d) from component %q", f.path, f.session, e.cfg.CompNames[f.peerComp()])
+	}, func() (bool, error) {
+		got = e.take(func(m *envelope) bool { return m.Kind == kHeader && m.Path == f.path && m.Session == f.session })
+		return got != nil, nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.applyHeader(got)
+}
+
+func (f *File) applyHeader(m *envelope) error {
+	h, err := nc.DecodeHeader(m.Header)
+	if err != nil {
+		return err
+	}
+	f.hdr, f.fileID = h, m.FileID
+	f.peers = m.Ranks
+	return f.setPartition()
+}
+
+// setPartition builds the matcher partition from the header; writer and
+// readers compute the same one.
+func (f *File) setPartition() error {
+	mode, err := matcher.ParseMode(string(f.e.cfg.IODBBuildMode))
+	if err != nil {
+		return err
+	}
+	if f.part, err = matcher.NewPartition(mode, f.e.cfg.MatcherCount(len(f.peers))); err != nil {
+		return err
+	}
+	for v := range f.hdr.Vars {
+		shape := f.hdr.Shape(v)
+		if f.hdr.IsRecordVar(v) {
+			shape[0] = matcher.Unlimited
+		}
+		if err := f.part.SetShape(v, shape); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *File) resetStats() {
+	f.st = EpochStats{File: f.path, Section: f.fc.Index, Session: f.session, Epoch: f.epoch, Role: f.role.String(),
+		Rank: f.me, Comp: f.e.cfg.CompNames[f.e.comp], Replay: ReplayOff, Start: time.Now()}
+}
+
+// flushStats writes this epoch's record and starts the next one.
+func (f *File) flushStats(err error) {
+	f.st.End = time.Now()
+	if err != nil {
+		f.st.Error = err.Error()
+	}
+	if f.e.stats != nil {
+		_ = f.e.stats.Write(f.st)
+	}
+	f.resetStats()
+}
+
+// progress retires finished data messages.
+func (f *File) progress() error {
+	live := f.dataSends[:0]
+	for _, d := range f.dataSends {
+		done, _, err := d.req.Test()
+		if err != nil {
+			return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
+		}
+		if done {
+			d.dt.Free()
+		} else {
+			live = append(live, d)
+		}
+	}
+	clear(f.dataSends[len(live):])
+	f.dataSends = live
+	return nil
+}
+
+// ---- define mode (writer) ----
+
+func (f *File) writerOnly() error {
+	if f.role != roleWriter {
+		return nc.EPERM
+	}
+	return nil
+}
+
+// DefDim defines a dimension.
+func (f *File) DefDim(name string, length int64) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.hdr.Dims = append(f.hdr.Dims, nc.Dim{Name: name, Len: length})
+	return nil
+}
+
+// DefVar defines a variable.
+func (f *File) DefVar(name string, t nc.Type, dimids []int) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.hdr.Vars = append(f.hdr.Vars, nc.Var{Name: name, Type: t, Dims: append([]int(nil), dimids...)})
+	return nil
+}
+
+// PutAtt sets an attribute, replacing one of the same name.
+func (f *File) PutAtt(varid int, a nc.Att) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	atts := f.hdr.AttList(varid)
+	for i := range *atts {
+		if (*atts)[i].Name == a.Name {
+			(*atts)[i] = a
+			return nil
+		}
+	}
+	*atts = append(*atts, a)
+	return nil
+}
+
+// DelAtt deletes an attribute.
+func (f *File) DelAtt(varid int, name string) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	atts := f.hdr.AttList(varid)
+	for i := range *atts {
+		if (*atts)[i].Name == name {
+			*atts = append((*atts)[:i], (*atts)[i+1:]...)
+			return nil
+		}
+	}
+	return nc.ENOTATT
+}
+
+// RenameAtt renames an attribute.
+func (f *File) RenameAtt(varid int, from, to string) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	atts := *f.hdr.AttList(varid)
+	for i := range atts {
+		if atts[i].Name == from {
+			atts[i].Name = to
+			return nil
+		}
+	}
+	return nc.ENOTATT
+}
+
+// RenameDim renames a dimension.
+func (f *File) RenameDim(dimid int, name string) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.hdr.Dims[dimid].Name = name
+	return nil
+}
+
+// RenameVar renames a variable.
+func (f *File) RenameVar(varid int, name string) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.hdr.Vars[varid].Name = name
+	return nil
+}
+
+// DefVarFill sets a variable's fill mode and value.
+func (f *File) DefVarFill(varid int, noFill bool, fill []byte) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.hdr.Vars[varid].NoFill = noFill
+	if fill != nil {
+		return f.PutAtt(varid, nc.Att{Name: "_FillValue", Type: f.hdr.Vars[varid].Type, Data: append([]byte(nil), fill...)})
+	}
+	return nil
+}
+
+// SetFill sets the file's default fill mode; coupled data has no unwritten
+// file space, so it only affects what the unwritten=fill policy returns.
+func (f *File) SetFill(mode int) error { return nil }
+
+// EndDef leaves define mode and ships the header to the readers.
+func (f *File) EndDef() error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	f.indef = false
+	return f.publishHeader()
+}
+
+// Redef re-enters define mode.
+func (f *File) Redef() error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.indef = true
+	return nil
+}
+
+// BeginIndep is a no-op: coupled requests are independent by nature.
+func (f *File) BeginIndep() error { return nil }
+
+// EndIndep is a no-op.
+func (f *File) EndIndep() error { return nil }
+
+// Sync is a no-op: there is no file to flush.
+func (f *File) Sync() error { return nil }
+
+// NumRecs reports the record count: the writer's own, or on a reader the
+// writers' count for the current epoch, which a reader learns from matcher 0
+// once the writers have ended the epoch (its data cannot arrive earlier).
+func (f *File) NumRecs() (int64, error) {
+	if f.role == roleWriter || f.recsEpoch == f.epoch+1 {
+		return f.hdr.NumRecs, nil
+	}
+	e := f.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := &envelope{Kind: kRecsQuery, Path: f.path, Session: f.session, Epoch: f.epoch, Ranks: []int{f.me, len(f.world)}}
+	if err := e.send(f.peers[0], q); err != nil {
+		return 0, err
+	}
+	err := e.waitFor(func() string {
+		return fmt.Sprintf("the record count of %s (epoch %d) from the writers", f.path, f.epoch)
+	}, func() (bool, error) {
+		m := e.take(func(m *envelope) bool {
+			return m.Kind == kRecs && m.Path == f.path && m.Session == f.session && m.Epoch == f.epoch
+		})
+		if m != nil {
+			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
+			f.recsEpoch = f.epoch + 1
+		}
+		return m != nil, nil
+	})
+	return f.hdr.NumRecs, err
+}
+
+// fillValue returns a variable's fill value in its own type.
+func (f *File) fillValue(varid int) []byte {
+	v := &f.hdr.Vars[varid]
+	for _, a := range v.Atts {
+		if a.Name == "_FillValue" && a.Type == v.Type && len(a.Data) == v.Type.Size() {
+			return a.Data
+		}
+	}
+	return nc.FillBytes(v.Type)
+}

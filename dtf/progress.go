@@ -1,0 +1,115 @@
+package dtf
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/mpi"
+)
+
+// pendingSend is a control message in flight; buf stays referenced until done.
+type pendingSend struct {
+	req *mpi.Request
+	buf []byte
+}
+
+// send starts a control message to a world rank. Sends never block, so two
+// ranks sending large request lists to each other cannot deadlock.
+func (e *engine) send(to int, m *envelope) error {
+	b, err := m.encode()
+	if err != nil {
+		return err
+	}
+	q, err := mpi.Isend(e.world, b, to, tagCtl)
+	if err != nil {
+		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
+	}
+	e.sends = append(e.sends, &pendingSend{q, b})
+	return nil
+}
+
+// poll receives every waiting control message, hands matcher and schedule
+// messages to their handlers, parks the rest in the mailbox, and retires
+// finished sends. It never blocks and reports how many messages it handled.
+func (e *engine) poll() (int, error) {
+	n := 0
+	for {
+		st, ok, err := mpi.Iprobe(e.world, mpi.AnySource, tagCtl)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			break
+		}
+		buf := make([]byte, st.Count)
+		if _, err := mpi.Recv(e.world, buf, st.Source, tagCtl); err != nil {
+			return n, err
+		}
+		n++
+		m, err := decodeEnvelope(buf)
+		if err != nil {
+			return n, fmt.Errorf("%w (from world rank %d)", err, st.Source)
+		}
+		m.From = st.Source
+		if err := e.dispatch(m); err != nil {
+			return n, err
+		}
+	}
+	live := e.sends[:0]
+	for _, s := range e.sends {
+		done, _, err := s.req.Test()
+		if err != nil {
+			return n, err
+		}
+		if !done {
+			live = append(live, s)
+		}
+	}
+	clear(e.sends[len(live):])
+	e.sends = live
+	for _, f := range e.files {
+		if err := f.progress(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// dispatch routes one received control message.
+func (e *engine) dispatch(m *envelope) error {
+	switch m.Kind {
+	case kWriteReqs, kReadReqs, kRecsQuery:
+		return e.onMatcherMsg(m)
+	case kSchedule:
+		f := e.files[m.Path]
+		if f == nil || f.session != m.Session || f.role != roleWriter {
+			return fmt.Errorf("dtf: schedule for %s session %d, which this rank is not writing", m.Path, m.Session)
+		}
+		return f.onSchedule(m)
+	}
+	e.mail = append(e.mail, m)
+	return nil
+}
+
+// take removes and returns the first parked message that pred accepts.
+func (e *engine) take(pred func(*envelope) bool) *envelope {
+	for i, m := range e.mail {
+		if pred(m) {
+			e.mail = append(e.mail[:i], e.mail[i+1:]...)
+			return m
+		}
+	}
+	return nil
+}
+
+// waitSends completes every control send in flight.
+func (e *engine) waitSends() error {
+	var errs []error
+	for _, s := range e.sends {
+		if _, err := s.req.WaitTimeout(e.cfg.Timeout); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.sends = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,275 @@
+package dtf
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
+)
+
+// readReq is a get waiting for its round: its pieces and the step that moves
+// received data into the user's buffer.
+type readReq struct {
+	pieces  []*piece
+	finish  []func() error
+	varname string
+}
+
+func (f *File) readerOnly() error {
+	if f.role != roleReader {
+		return nc.Errorf(nc.EPERM, "coupled file %s is being written by this component; reads come from the writer's session", f.path)
+	}
+	return nil
+}
+
+// newReadReq prepares receive pieces for accesses.
+func (f *File) newReadReq(reqs []nc.Access) *readReq {
+	r := &readReq{}
+	for i := range reqs {
+		a := &reqs[i]
+		data, finish := readTarget(a, f.hdr.Vars[a.Var].Type)
+		r.pieces = append(r.pieces, splitStrided(a, data, func() int64 { f.nextID++; return f.nextID })...)
+		r.finish = append(r.finish, finish)
+	}
+	return r
+}
+
+// Get serves blocking gets as one round: it returns once the data arrived.
+func (f *File) Get(reqs []nc.Access, collective bool) error {
+	if err := f.readerOnly(); err != nil {
+		return err
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	return f.readRound([]*readReq{f.newReadReq(reqs)}, false, false)
+}
+
+// IGet queues nonblocking gets until Wait or Transfer.
+func (f *File) IGet(reqs []nc.Access) (int, error) {
+	if err := f.readerOnly(); err != nil {
+		return 0, err
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	f.nextReq++
+	f.igets[f.nextReq] = f.newReadReq(reqs)
+	return f.nextReq, nil
+}
+
+// Wait completes nonblocking requests: puts on a writer, gets on a reader
+// (all the given gets in one round).
+func (f *File) Wait(ids []int, collective bool) ([]error, error) {
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	if f.role == roleWriter {
+		return f.waitPuts(ids), nil
+	}
+	st := make([]error, len(ids))
+	var batch []*readReq
+	for i, id := range ids {
+		r, ok := f.igets[id]
+		if !ok {
+			st[i] = nc.EINVAL_REQUEST
+			continue
+		}
+		delete(f.igets, id)
+		batch = append(batch, r)
+	}
+	err := f.readRound(batch, false, false)
+	for i := range st {
+		if st[i] == nil {
+			st[i] = err
+		}
+	}
+	return st, err
+}
+
+// Cancel drops pending requests that have not been transferred.
+func (f *File) Cancel(ids []int) ([]error, error) {
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	st := make([]error, len(ids))
+	for i, id := range ids {
+		if ps, ok := f.iputs[id]; ok {
+			drop := map[*piece]bool{}
+			for _, p := range ps {
+				drop[p] = true
+				delete(f.bySeq, p.id)
+			}
+			kept := f.writes[:0]
+			for _, p := range f.writes {
+				if !drop[p] {
+					kept = append(kept, p)
+				}
+			}
+			f.writes = kept
+			delete(f.iputs, id)
+		} else if _, ok := f.igets[id]; ok {
+			delete(f.igets, id)
+		} else {
+			st[i] = nc.EINVAL_REQUEST
+		}
+	}
+	return st, nil
+}
+
+// pendingGets takes every queued nonblocking get.
+func (f *File) pendingGets() []*readReq {
+	var out []*readReq
+	for id, r := range f.igets {
+		out = append(out, r)
+		delete(f.igets, id)
+	}
+	return out
+}
+
+// readRound sends the reads of reqs to the matchers, waits for what each
+// matcher scheduled, receives the boxes straight into the buffers, and then
+// converts or fills. final ends the reader's epoch; closing ends its session.
+func (f *File) readRound(reqs []*readReq, final, closing bool) error {
+	e := f.e
+	start := time.Now()
+	M := f.part.Matchers()
+	per := make([][]matcher.Read, M)
+	for _, r := range reqs {
+		for _, p := range r.pieces {
+			f.byID[p.id] = p
+			for _, pc := range f.part.Split(p.varid, p.box) {
+				per[pc.Matcher] = append(per[pc.Matcher], matcher.Read{Rank: f.me, Var: p.varid, ID: p.id, Box: pc.Box})
+			}
+			f.st.Requests++
+		}
+	}
+	round := f.round
+	f.round++
+	replies := 0
+	for m := 0; m < M; m++ {
+		msg := &envelope{Kind: kReadReqs, Path: f.path, Session: f.session, Epoch: f.epoch, Round: round,
+			Reads: per[m], Final: final, Closing: closing, Ranks: []int{f.me, len(f.world)}}
+		if len(per[m]) > 0 || !closing {
+			replies++
+		}
+		if err := e.send(f.peers[m], msg); err != nil {
+			return err
+		}
+		f.st.MsgsSent++
+	}
+	defer clear(f.byID)
+	// Post each matcher's receives as soon as its expectations arrive.
+	var recvs []*dataMsg
+	var missing []matcher.Uncovered
+	var errs []error
+	got := 0
+	err := e.waitFor(func() string {
+		return fmt.Sprintf("schedules for %s (epoch %d, round %d) from the writer's matchers: %d of %d arrived", f.path, f.epoch, round, got, replies)
+	}, func() (bool, error) {
+		for {
+			m := e.take(func(m *envelope) bool {
+				return m.Kind == kExpect && m.Path == f.path && m.Session == f.session && m.Round == round
+			})
+			if m == nil {
+				return got == replies, nil
+			}
+			got++
+			f.st.MsgsRecv++
+			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
+			if m.Err != "" {
+				errs = append(errs, fmt.Errorf("dtf: %s: matcher: %s", f.path, m.Err))
+			}
+			missing = append(missing, m.Missing...)
+			for _, t := range m.Sched {
+				d, err := f.postRecv(t)
+				if err != nil {
+					return false, err
+				}
+				recvs = append(recvs, d)
+			}
+		}
+	})
+	f.st.MatchTime += time.Since(start)
+	xfer := time.Now()
+	if err == nil {
+		err = f.waitRecvs(recvs)
+	}
+	f.st.TransferTime += time.Since(xfer)
+	if err != nil {
+		return err
+	}
+	errs = append(errs, f.handleMissing(missing))
+	for _, r := range reqs {
+		for _, fin := range r.finish {
+			errs = append(errs, fin())
+		}
+	}
+	if final || closing {
+		f.flushStats(errors.Join(errs...))
+		f.epoch++
+	}
+	return errors.Join(errs...)
+}
+
+// postRecv starts receiving one scheduled box straight into its piece's buffer.
+func (f *File) postRecv(t tagged) (*dataMsg, error) {
+	p := f.byID[t.T.ReadID]
+	if p == nil {
+		return nil, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
+	}
+	esize := f.hdr.Vars[p.varid].Type.Size()
+	dt, err := mpi.NewSubarray(esize, p.bufShape, t.T.Box.Count, p.subarrayStart(t.T.Box))
+	if err != nil {
+		return nil, err
+	}
+	q, err := mpi.IrecvType(f.e.world, p.data, dt, t.Peer, t.Tag)
+	if err != nil {
+		dt.Free()
+		return nil, err
+	}
+	f.st.Bytes += t.T.Box.Volume() * int64(esize)
+	f.st.MsgsRecv++
+	return &dataMsg{q, dt}, nil
+}
+
+// waitRecvs waits for the posted receives, within the timeout.
+func (f *File) waitRecvs(recvs []*dataMsg) error {
+	i := 0
+	err := f.e.waitFor(func() string {
+		return fmt.Sprintf("data of %s from the writers: %d of %d boxes arrived", f.path, i, len(recvs))
+	}, func() (bool, error) {
+		for ; i < len(recvs); i++ {
+			done, _, err := recvs[i].req.Test()
+			if err != nil {
+				return false, err
+			}
+			if !done {
+				return false, nil
+			}
+			recvs[i].dt.Free()
+		}
+		return true, nil
+	})
+	return err
+}
+
+// handleMissing reports never-written parts of reads as an error naming the
+// variable and box, or fills them when the config says unwritten=fill.
+func (f *File) handleMissing(missing []matcher.Uncovered) error {
+	var errs []error
+	for _, u := range missing {
+		p := f.byID[u.ReadID]
+		if p == nil {
+			continue
+		}
+		name := f.hdr.Vars[u.Var].Name
+		for _, b := range u.Missing {
+			if f.e.cfg.Unwritten == UnwrittenFill {
+				fillBox(p, b, f.fillValue(u.Var))
+				continue
+			}
+			errs = append(errs, nc.Errorf(nc.ENODATA, "%s: variable %q: %s was never written by the writer", f.path, name, b))
+		}
+	}
+	return errors.Join(errs...)
+}

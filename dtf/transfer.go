@@ -1,0 +1,158 @@
+package dtf
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
+)
+
+// Transfer ends the current epoch of the coupled file path, in both
+// components: every put before it satisfies the gets before it. On a reader
+// it returns once every buffer holds its data; on a writer once every reader
+// finished the epoch, after which the writer may reuse its buffers.
+func Transfer(path string) error {
+	e, err := current()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f := e.files[path]
+	if f == nil || f.closed {
+		return fmt.Errorf("dtf: Transfer: %s is not an open coupled file", path)
+	}
+	return f.transfer()
+}
+
+func (f *File) transfer() error {
+	f.e.explicit[f.fc.Index] = true
+	if f.role == roleWriter {
+		return f.endWriterEpoch(false)
+	}
+	return f.readRound(f.pendingGets(), true, false)
+}
+
+// TransferAll ends the epoch of every open coupled file, in path order; both
+// components must have the same files open.
+func TransferAll() error {
+	e, err := current()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	paths := make([]string, 0, len(e.files))
+	for p, f := range e.files {
+		if !f.closed {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := e.files[p].transfer(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close ends the session. A writer's close ends its last epoch and returns
+// once every reader has closed; a reader's close tells the matchers it is
+// gone, so the writer need not wait for reads that will never come.
+func (f *File) Close() error {
+	e := f.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if f.closed {
+		return nc.EBADID
+	}
+	var err error
+	if f.role == roleWriter {
+		err = f.endWriterEpoch(true)
+	} else {
+		err = f.readRound(f.pendingGets(), true, true)
+	}
+	f.closed = true
+	h := e.hist[f.path]
+	h.sessions++
+	h.hdr = f.hdr
+	delete(e.files, f.path)
+	e.dropStale(f.path, h.sessions)
+	return err
+}
+
+// dropStale forgets parked messages of sessions of path that have ended here,
+// such as headers sent to component ranks that never opened the file.
+func (e *engine) dropStale(path string, sessions int) {
+	kept := e.mail[:0]
+	for _, m := range e.mail {
+		if m.Path != path || m.Session >= sessions {
+			kept = append(kept, m)
+		}
+	}
+	clear(e.mail[len(kept):])
+	e.mail = kept
+}
+
+// FileSession is one session of a file coupled in file mode: real files on
+// disk, with dtf only ordering the reader's open after the writer's close.
+type FileSession struct {
+	e       *engine
+	path    string
+	group   mpi.Comm
+	writer  bool
+	session int
+	peer    int
+}
+
+// BeginFileSession starts a file-mode session on comm. A writer (create, or
+// open for writing) proceeds at once; a reader blocks until the writer of
+// this session has closed the file.
+func BeginFileSession(comm mpi.Comm, path string, writer bool) (*FileSession, error) {
+	e, err := current()
+	if err != nil {
+		return nil, err
+	}
+	fc, ok := e.cfg.FileFor(path)
+	if !ok {
+		return nil, fmt.Errorf("dtf: %s is not coupled by %s", path, e.cfg.Path)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	h := e.hist[path]
+	if h == nil {
+		h = &pathHistory{}
+		e.hist[path] = h
+	}
+	s := &FileSession{e: e, path: path, group: comm, writer: writer, session: h.sessions, peer: e.peerOf(fc)}
+	if writer {
+		return s, nil
+	}
+	err = e.waitFor(func() string {
+		return fmt.Sprintf("component %q to close %s (session %d)", e.cfg.CompNames[s.peer], path, s.session)
+	}, func() (bool, error) {
+		m := e.take(func(m *envelope) bool { return m.Kind == kClosed && m.Path == path && m.Session == s.session })
+		return m != nil, nil
+	})
+	return s, err
+}
+
+// End finishes the session after the file was closed on disk; a writer tells
+// every rank of the peer component that the file is complete.
+func (s *FileSession) End() error {
+	e := s.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hist[s.path].sessions++
+	if !s.writer || s.group.Rank() != 0 {
+		return nil
+	}
+	for _, w := range e.compRanks[s.peer] {
+		if err := e.send(w, &envelope{Kind: kClosed, Path: s.path, Session: s.session}); err != nil {
+			return err
+		}
+	}
+	return e.waitSends()
+}

@@ -1,0 +1,240 @@
+package dtf
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
+)
+
+// recordWrites turns accesses into write pieces. Data is copied when copyData
+// says so or when the layout or type needs packing; otherwise the pieces
+// alias the user's buffer until the epoch ends.
+func (f *File) recordWrites(reqs []nc.Access, copyData bool) ([]*piece, error) {
+	var out []*piece
+	var rangeErr error
+	for i := range reqs {
+		a := &reqs[i]
+		vt := f.hdr.Vars[a.Var].Type
+		data, err := packWrite(a, vt, copyData)
+		if nc.Code(err) == nc.ERANGE {
+			rangeErr = err
+		} else if err != nil {
+			return nil, err
+		}
+		ps := splitStrided(a, data, func() int64 { f.nextSeq++; return f.nextSeq })
+		for _, p := range ps {
+			f.bySeq[p.id] = p
+			if f.hdr.IsRecordVar(a.Var) {
+				f.hdr.NumRecs = max(f.hdr.NumRecs, p.box.Start[0]+p.box.Count[0])
+			}
+		}
+		f.writes = append(f.writes, ps...)
+		out = append(out, ps...)
+		f.st.Requests++
+	}
+	return out, rangeErr
+}
+
+// copyBlocking says whether a blocking put must copy: always, unless the
+// config's buffer_data=0 lets explicit-epoch users (those who call Transfer
+// on this file section) keep their buffers untouched until Transfer.
+func (f *File) copyBlocking() bool {
+	return f.e.cfg.BufferData || !f.e.explicit[f.fc.Index]
+}
+
+// Put records blocking puts. PnetCDF promises the buffer is reusable on
+// return, so the data is copied unless copyBlocking says otherwise.
+func (f *File) Put(reqs []nc.Access, collective bool) error {
+	if err := f.writerOnly(); err != nil {
+		return err
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	_, err := f.recordWrites(reqs, f.copyBlocking())
+	return err
+}
+
+// IPut records nonblocking puts; the buffer belongs to couplet until Wait.
+func (f *File) IPut(reqs []nc.Access) (int, error) {
+	if err := f.writerOnly(); err != nil {
+		return 0, err
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	ps, err := f.recordWrites(reqs, false)
+	if err != nil && nc.Code(err) != nc.ERANGE {
+		return 0, err
+	}
+	f.nextReq++
+	f.iputs[f.nextReq] = ps
+	return f.nextReq, err
+}
+
+// BPut records buffered puts: the data is copied into the attached buffer's
+// budget at once.
+func (f *File) BPut(reqs []nc.Access) (int, error) {
+	if err := f.writerOnly(); err != nil {
+		return 0, err
+	}
+	need := int64(0)
+	for i := range reqs {
+		need += reqs[i].Len() * int64(f.hdr.Vars[reqs[i].Var].Type.Size())
+	}
+	if f.bputSize == 0 {
+		return 0, nc.ENULLABUF
+	}
+	if f.bputUsed+need > f.bputSize {
+		return 0, nc.EINSUFFBUF
+	}
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	_, err := f.recordWrites(reqs, true)
+	if err != nil && nc.Code(err) != nc.ERANGE {
+		return 0, err
+	}
+	f.bputUsed += need
+	f.nextReq++
+	f.iputs[f.nextReq] = nil // already copied: nothing to secure at wait
+	return f.nextReq, err
+}
+
+// AttachBuffer sets the budget for buffered puts.
+func (f *File) AttachBuffer(size int64) error {
+	if f.bputSize != 0 {
+		return nc.EPREVATTACHBUF
+	}
+	f.bputSize = size
+	return nil
+}
+
+// DetachBuffer removes the budget; pending buffered puts forbid it.
+func (f *File) DetachBuffer() error {
+	if f.bputSize == 0 {
+		return nc.ENULLABUF
+	}
+	if f.bputUsed > 0 {
+		return nc.EPENDINGBPUT
+	}
+	f.bputSize = 0
+	return nil
+}
+
+// BufferUsage reports the bytes of the attached buffer in use.
+func (f *File) BufferUsage() (int64, error) {
+	if f.bputSize == 0 {
+		return 0, nc.ENULLABUF
+	}
+	return f.bputUsed, nil
+}
+
+// waitPuts completes nonblocking puts: after Wait the user may reuse the
+// buffers, so aliased data is copied now unless the explicit-epoch contract
+// (buffer_data=0) says the user keeps them until Transfer.
+func (f *File) waitPuts(ids []int) []error {
+	st := make([]error, len(ids))
+	for i, id := range ids {
+		ps, ok := f.iputs[id]
+		if !ok {
+			st[i] = nc.EINVAL_REQUEST
+			continue
+		}
+		delete(f.iputs, id)
+		if !f.copyBlocking() {
+			continue
+		}
+		copied := map[*byte][]byte{}
+		for _, p := range ps {
+			if len(p.data) == 0 {
+				continue
+			}
+			c, ok := copied[&p.data[0]]
+			if !ok {
+				c = append([]byte(nil), p.data...)
+				copied[&p.data[0]] = c
+			}
+			p.data = c
+		}
+	}
+	f.bputUsed = 0
+	return st
+}
+
+// endWriterEpoch ships this rank's writes to the matchers and serves their
+// schedules until every matcher reports every reader done with the epoch.
+func (f *File) endWriterEpoch(closing bool) error {
+	e := f.e
+	start := time.Now()
+	M := f.part.Matchers()
+	per := make([][]matcher.Write, M)
+	for _, p := range f.writes {
+		for _, pc := range f.part.Split(p.varid, p.box) {
+			per[pc.Matcher] = append(per[pc.Matcher], matcher.Write{Rank: f.me, Var: p.varid, Seq: p.id, Box: pc.Box})
+		}
+	}
+	for m := 0; m < M; m++ {
+		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
+			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)}}
+		if err := e.send(f.world[m], msg); err != nil {
+			return err
+		}
+		f.st.MsgsSent++
+	}
+	done := 0
+	var peerErr error
+	err := e.waitFor(func() string {
+		return fmt.Sprintf("readers of %s (epoch %d): %d of %d matchers done, %d sends pending", f.path, f.epoch, done, M, len(f.dataSends))
+	}, func() (bool, error) {
+		for {
+			m := e.take(func(m *envelope) bool {
+				return m.Kind == kEpochDone && m.Path == f.path && m.Session == f.session && m.Epoch == f.epoch
+			})
+			if m == nil {
+				break
+			}
+			f.st.MsgsRecv++
+			done++
+			if m.Err != "" && peerErr == nil {
+				peerErr = fmt.Errorf("dtf: %s: %s", f.path, m.Err)
+			}
+		}
+		return done == M && len(f.dataSends) == 0, nil
+	})
+	f.st.TransferTime = time.Since(start)
+	if err == nil {
+		err = peerErr
+	}
+	f.writes = f.writes[:0]
+	clear(f.bySeq)
+	f.flushStats(err)
+	f.epoch++
+	return err
+}
+
+// onSchedule starts the sends a matcher scheduled, straight from the write
+// buffers with subarray datatypes.
+func (f *File) onSchedule(m *envelope) error {
+	f.st.MsgsRecv++
+	for _, t := range m.Sched {
+		p := f.bySeq[t.T.Seq]
+		if p == nil {
+			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
+		}
+		esize := f.hdr.Vars[p.varid].Type.Size()
+		dt, err := mpi.NewSubarray(esize, p.bufShape, t.T.Box.Count, p.subarrayStart(t.T.Box))
+		if err != nil {
+			return err
+		}
+		q, err := mpi.IsendType(f.e.world, p.data, dt, t.Peer, t.Tag)
+		if err != nil {
+			dt.Free()
+			return fmt.Errorf("dtf: %s: send %s of %s to world rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
+		}
+		f.dataSends = append(f.dataSends, &dataMsg{q, dt})
+		f.st.Bytes += t.T.Box.Volume() * int64(esize)
+		f.st.MsgsSent++
+	}
+	return nil
+}
