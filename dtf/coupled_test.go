@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
@@ -100,6 +101,41 @@ func TestUncoveredReadFails(t *testing.T) {
 	}
 	if time.Since(start) > 30*time.Second {
 		t.Fatalf("the error took %v: it should come when the writer's epoch ends, not at the timeout", time.Since(start))
+	}
+}
+
+func TestUnwrittenFill(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.jsonl")
+	cfg := writeConfig(t, dir, "transfer", "unwritten = fill", "stats_path = "+stats)
+	bin := mpitest.Build(t, prog)
+	a := []string{"-cfg", cfg, "-dir", dir, "-case", "uncovered", "-fill", "-wgrid", "2x1", "-rgrid", "3x1"}
+	out := mpitest.Run(t, 2*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a}, mpitest.App{NP: 3, Prog: bin, Args: a})
+	if strings.Count(out, "FILLED") != 3 {
+		t.Fatalf("not every reader saw its data:\n%s", out)
+	}
+	f, err := os.Open(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := dtf.ReadStats(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wbytes, rbytes int64
+	roles := map[string]int{}
+	for _, r := range recs {
+		roles[r.Role]++
+		if r.Role == "writer" {
+			wbytes += r.Bytes
+		} else {
+			rbytes += r.Bytes
+		}
+	}
+	// 12 written rows of 11 doubles reach the readers; the last row is filled.
+	if roles["writer"] != 2 || roles["reader"] != 3 || wbytes != 12*11*8 || rbytes != wbytes {
+		t.Fatalf("stats: roles %v, writers sent %d bytes, readers got %d", roles, wbytes, rbytes)
 	}
 }
 

@@ -1,0 +1,79 @@
+package dtf
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/couplet-hpc/couplet/matcher"
+)
+
+func sampleEnvelopes() []*envelope {
+	box := matcher.Box{Start: []int64{0, 4}, Count: []int64{2, 3}}
+	return []*envelope{
+		{Kind: kHeader, Path: "out/a.nc", Session: 1, FileID: 3, Header: []byte{0x80}, Ranks: []int{5, 6}},
+		{Kind: kWriteReqs, Path: "a.nc", Epoch: 2, NumRecs: 4, Writes: []matcher.Write{{Rank: 1, Var: 2, Seq: 9, Box: box}}, Ranks: []int{1, 4}},
+		{Kind: kReadReqs, Path: "a.nc", Round: 3, Reads: []matcher.Read{{Rank: 0, Var: 2, ID: 7, Box: box}}, Final: true, Ranks: []int{0, 2}},
+		{Kind: kExpect, Path: "a.nc", Sched: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, Tag: dataTag(3, 11), Peer: 4}},
+			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}},
+		{Kind: kEpochDone, Path: "a.nc", Epoch: 1, Err: "boom"},
+	}
+}
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	for _, m := range sampleEnvelopes() {
+		b, err := m.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeEnvelope(b)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Kind, err)
+		}
+		if !reflect.DeepEqual(m, got) {
+			t.Fatalf("%s: round trip\n%+v\n%+v", m.Kind, m, got)
+		}
+	}
+}
+
+func TestEnvelopeRejects(t *testing.T) {
+	bad := []*envelope{
+		{Kind: 0},
+		{Kind: kindEnd},
+		{Kind: kReadReqs, Epoch: -1},
+		{Kind: kWriteReqs, Writes: []matcher.Write{{Box: matcher.Box{Start: []int64{0}, Count: []int64{-1}}}}},
+		{Kind: kReadReqs, Reads: []matcher.Read{{Box: matcher.Box{Start: []int64{0, 1}, Count: []int64{1}}}}},
+	}
+	for i, m := range bad {
+		b, err := m.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := decodeEnvelope(b); err == nil {
+			t.Errorf("case %d (%s) accepted", i, m.Kind)
+		}
+	}
+	if _, err := decodeEnvelope([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}); err == nil {
+		t.Error("hostile array length accepted")
+	}
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	for _, m := range sampleEnvelopes() {
+		b, _ := m.encode()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeEnvelope(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must re-encode and decode to the same message.
+		b, err := m.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := decodeEnvelope(b); err != nil {
+			t.Fatalf("re-decode: %v", err)
+		}
+	})
+}

@@ -1,0 +1,14 @@
+// Package pnetcdf is couplet's user API in the shape of PnetCDF's ncmpi_* calls.
+//
+// A File validates every call in PnetCDF's check order (closed file, read-only,
+// define/data mode, variable id, text/number mismatch, coordinates, edges,
+// strides) before its Backend sees it, so every backend reports the same NC_*
+// code for the same bad call. Data calls are generic over nc.Elem:
+//
+//	err := pnetcdf.PutVaraAll(f, varid, start, count, buf) // buf []float64
+//
+// covers ncmpi_put_vara_double_all; the element type of buf selects the
+// memory type, and libpnetcdf converts to the variable's type as C does.
+// The disk backend writes real netCDF files (CDF-1, CDF-2, CDF-5) through
+// libpnetcdf; dispatch.go picks the backend for each file.
+package pnetcdf
