@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	var o agent.Options
+	var readyFile string
+	cmd := &cobra.Command{
+		Use:   "agent [PRODUCER_DIR]",
+		Short: "run the per-node file-staging agent (DYAD's broker module)",
+		Long: `Runs the node agent: it serves files under PRODUCER_DIR to other agents over the
+rpc DTL, serves local dyad clients on a Unix socket, keeps the node's metadata cache, and
+hosts an embedded etcd (default) or joins one with --kvs etcd://host:port,...
+
+The producer directory defaults to $DYAD_PATH_PRODUCER and the socket to
+$COUPLET_AGENT_SOCKET. Listening on a non-loopback address requires --token.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.ProducerDir = args[0]
+			}
+			if o.ProducerDir == "" {
+				o.ProducerDir = os.Getenv("DYAD_PATH_PRODUCER")
+			}
+			if o.ProducerDir == "" {
+				return fmt.Errorf("agent: give the producer directory as an argument or DYAD_PATH_PRODUCER")
+			}
+			if o.Token == "" {
+				o.Token = os.Getenv("COUPLET_AGENT_TOKEN")
+			}
+			a, err := agent.Start(o)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			fmt.Fprintf(os.Stderr, "couplet agent: rpc DTL on %s, socket %s, kvs %s\n", a.Addr(), a.Socket(), a.KVSEndpoint())
+			if readyFile != "" {
+				// Written atomically so a launcher polling for it never reads half a line.
+				tmp := readyFile + ".tmp"
+				line := fmt.Sprintf("addr=%s\nsocket=%s\nkvs=%s\n", a.Addr(), a.Socket(), a.KVSEndpoint())
+				if err := os.WriteFile(tmp, []byte(line), 0o644); err != nil {
+					return err
+				}
+				if err := os.Rename(tmp, readyFile); err != nil {
+					return err
+				}
+				defer os.Remove(readyFile)
+			}
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+			<-sig
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	def := os.Getenv("COUPLET_AGENT_SOCKET")
+	if def == "" {
+		def = dyad.DefaultSocket
+	}
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:0", "TCP address of the rpc DTL (non-loopback needs --token)")
+	f.StringVar(&o.Advertise, "advertise", "", "address published as the owner of produced files (default: the listen address)")
+	f.StringVar(&o.Socket, "socket", def, "Unix socket for local clients")
+	f.StringVar(&o.Token, "token", "", "shared token peers must present (or COUPLET_AGENT_TOKEN)")
+	f.StringVar(&o.KVS, "kvs", "", "join an etcd cluster (etcd://host:port,...) instead of embedding one")
+	f.StringVar(&o.StateDir, "state-dir", "", "agent state (default PRODUCER_DIR/.couplet/agent)")
+	f.StringVar(&o.EtcdClient, "etcd-client", "", "embedded etcd client address (default a free loopback port)")
+	f.StringVar(&o.EtcdPeer, "etcd-peer", "", "embedded etcd peer address (default a free loopback port)")
+	f.StringVarP(&o.DTL, "dtl", "m", "rpc", "data transport layer: rpc (FLUX_RPC); ucx and margo are not available here")
+	f.BoolVarP(&o.Debug, "debug", "d", false, "log every request")
+	f.StringVarP(&o.InfoLog, "info-log", "i", "", "info log file")
+	f.StringVarP(&o.ErrorLog, "error-log", "e", "", "error log file")
+	f.IntVar(&o.ChunkSize, "chunk", 1<<20, "rpc DTL chunk size in bytes")
+	f.DurationVar(&o.ChunkDelay, "chunk-delay", 0, "sleep after each served chunk (throttling for demos)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 30*time.Second, "end a transfer whose peer is silent this long")
+	f.StringVar(&readyFile, "ready-file", "", "write addr/socket/kvs here once serving")
+	root.AddCommand(cmd)
+}

@@ -1,0 +1,312 @@
+// Package agent is the per-node file-staging agent (`couplet agent`), the analogue of
+// DYAD's Flux broker module. It serves fetches of files under its producer directory to
+// other agents over TCP (the rpc DTL), serves local clients over a Unix socket (publish,
+// lookup, wait, stage), holds the node-local metadata cache, and hosts an embedded etcd
+// or joins an external one.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/kvs"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+)
+
+// Options configure an agent; they mirror DYAD's module options where one exists.
+type Options struct {
+	// ProducerDir is the managed directory whose files the agent serves (DYAD's
+	// positional producer path).
+	ProducerDir string
+	// Listen is the TCP address of the rpc DTL (default "127.0.0.1:0").
+	Listen string
+	// Advertise is the address published as the owner of produced files
+	// (default: the listener's address).
+	Advertise string
+	// Socket is the Unix socket for local clients (default dyad.DefaultSocket).
+	Socket string
+	// Token is the shared secret peers must present; required when Listen is not loopback.
+	Token string
+	// KVS is "" for an embedded etcd, or "etcd://host:port,..." to join a cluster.
+	KVS string
+	// EtcdDir is the embedded etcd's data directory (default StateDir/etcd).
+	EtcdDir string
+	// EtcdClient and EtcdPeer are the embedded etcd's addresses (default: free loopback ports).
+	EtcdClient, EtcdPeer string
+	// StateDir holds the agent's state (default ProducerDir/.couplet/agent).
+	StateDir string
+	// DTL is the transport (DYAD -m); only rpc is available.
+	DTL string
+	// Debug logs every request (DYAD -d).
+	Debug bool
+	// InfoLog and ErrorLog are log file paths (DYAD -i / -e); empty means stderr for
+	// errors and, with Debug, for info.
+	InfoLog, ErrorLog string
+	// LogWriter, when set, receives both logs (tests).
+	LogWriter io.Writer `json:"-"`
+	// ChunkSize is the rpc DTL chunk (default 1 MiB).
+	ChunkSize int
+	// ChunkDelay throttles serving by sleeping after each chunk (demos and fault tests).
+	ChunkDelay time.Duration
+	// IdleTimeout ends a transfer whose peer sends nothing for this long (default 30 s).
+	IdleTimeout time.Duration
+	// Node names this node in metadata (default the host name).
+	Node string
+}
+
+// Agent is a running agent.
+type Agent struct {
+	opts    Options
+	root    *os.Root
+	tcp     net.Listener
+	unix    net.Listener
+	kv      kvs.KV
+	etcd    *etcdkv.Embedded
+	info    *log.Logger
+	errs    *log.Logger
+	logs    []io.Closer
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	cache   *cache
+	flights flights
+	ctr     counters
+}
+
+type counters struct {
+	fetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
+	publishes, cacheHits, cacheMisses, kvsWaits atomic.Int64
+}
+
+// Start starts an agent and returns once it is serving.
+func Start(o Options) (a *Agent, err error) {
+	if o.ProducerDir == "" {
+		return nil, errors.New("agent: a producer directory is required")
+	}
+	if _, err := dyad.ParseDTL(o.DTL); err != nil {
+		return nil, err
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:0"
+	}
+	if o.Socket == "" {
+		o.Socket = dyad.DefaultSocket
+	}
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = 1 << 20
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 30 * time.Second
+	}
+	if o.Node == "" {
+		o.Node, _ = os.Hostname()
+	}
+	if err := requireTokenOffLoopback(o.Listen, o.Token); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.ProducerDir, 0o755); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(o.ProducerDir, ".couplet", "agent")
+	}
+	if o.EtcdDir == "" {
+		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
+	}
+	a = &Agent{opts: o, cache: newCache()}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if err := a.openLogs(); err != nil {
+		return nil, err
+	}
+	if a.root, err = os.OpenRoot(o.ProducerDir); err != nil {
+		return nil, fmt.Errorf("agent: producer directory: %w", err)
+	}
+	if err := a.openKVS(); err != nil {
+		return nil, err
+	}
+	if a.tcp, err = net.Listen("tcp", o.Listen); err != nil {
+		return nil, fmt.Errorf("agent: listen %s: %w", o.Listen, err)
+	}
+	if a.opts.Advertise == "" {
+		a.opts.Advertise = a.tcp.Addr().String()
+	}
+	os.Remove(o.Socket) // a stale socket from a killed agent
+	if a.unix, err = net.Listen("unix", o.Socket); err != nil {
+		return nil, fmt.Errorf("agent: listen %s: %w", o.Socket, err)
+	}
+	os.Chmod(o.Socket, 0o600)
+	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
+		return nil, err
+	}
+	a.wg.Add(2)
+	go a.accept(a.tcp, a.serveRemote)
+	go a.accept(a.unix, a.serveLocal)
+	a.info.Printf("agent up: rpc DTL on %s, socket %s, producer dir %s, kvs %s",
+		a.opts.Advertise, o.Socket, o.ProducerDir, a.KVSEndpoint())
+	return a, nil
+}
+
+func (a *Agent) openLogs() error {
+	open := func(p string, def io.Writer) (io.Writer, error) {
+		if a.opts.LogWriter != nil {
+			return a.opts.LogWriter, nil
+		}
+		if p == "" {
+			return def, nil
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("agent: log file: %w", err)
+		}
+		a.logs = append(a.logs, f)
+		return f, nil
+	}
+	infoDef := io.Discard
+	if a.opts.Debug {
+		infoDef = os.Stderr
+	}
+	iw, err := open(a.opts.InfoLog, infoDef)
+	if err != nil {
+		return err
+	}
+	ew, err := open(a.opts.ErrorLog, os.Stderr)
+	if err != nil {
+		return err
+	}
+	a.info = log.New(iw, "agent: ", log.LstdFlags|log.Lmicroseconds)
+	a.errs = log.New(ew, "agent: error: ", log.LstdFlags|log.Lmicroseconds)
+	return nil
+}
+
+func (a *Agent) openKVS() error {
+	ctx, cancel := context.WithTimeout(a.ctx, 20*time.Second)
+	defer cancel()
+	if a.opts.KVS != "" {
+		kv, err := kvs.Open(ctx, a.opts.KVS)
+		if err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		a.kv = kv
+		return nil
+	}
+	ec := etcdkv.EmbedConfig{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer}
+	if a.opts.Debug {
+		ec.LogLevel = "warn"
+	}
+	e, err := etcdkv.StartEmbedded(ec)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	a.etcd = e
+	s, err := etcdkv.Dial(ctx, []string{e.Endpoint()})
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	a.kv = s
+	return nil
+}
+
+// requireTokenOffLoopback refuses a non-loopback listener without a token.
+func requireTokenOffLoopback(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("agent: bad listen address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
+		return nil
+	}
+	if token == "" {
+		return fmt.Errorf("agent: listening on non-loopback address %q requires a token (--token or COUPLET_AGENT_TOKEN)", addr)
+	}
+	return nil
+}
+
+// Addr returns the address peers fetch from (the published owner address).
+func (a *Agent) Addr() string { return a.opts.Advertise }
+
+// Socket returns the Unix socket path for local clients.
+func (a *Agent) Socket() string { return a.opts.Socket }
+
+// KVSEndpoint returns the store the agent uses: the embedded etcd's "etcd://host:port"
+// (which other agents join) or the configured URL.
+func (a *Agent) KVSEndpoint() string {
+	if a.etcd != nil {
+		return "etcd://" + a.etcd.Endpoint()
+	}
+	return a.opts.KVS
+}
+
+// Counters returns the agent's counters by name.
+func (a *Agent) Counters() map[string]int64 {
+	c := &a.ctr
+	return map[string]int64{
+		"fetches_served": c.fetchesServed.Load(), "bytes_served": c.bytesServed.Load(),
+		"stages": c.stages.Load(), "stage_bytes": c.stageBytes.Load(),
+		"rejected": c.rejected.Load(), "unauthorized": c.unauthorized.Load(),
+		"publishes": c.publishes.Load(), "cache_hits": c.cacheHits.Load(),
+		"cache_misses": c.cacheMisses.Load(), "kvs_waits": c.kvsWaits.Load(),
+	}
+}
+
+func (a *Agent) accept(l net.Listener, serve func(net.Conn)) {
+	defer a.wg.Done()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if a.ctx.Err() == nil {
+				a.errs.Printf("accept on %s: %v", l.Addr(), err)
+			}
+			return
+		}
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			defer c.Close()
+			stop := context.AfterFunc(a.ctx, func() { c.Close() })
+			defer stop()
+			serve(c)
+		}()
+	}
+}
+
+// Close stops the agent, its connections, and the embedded etcd.
+func (a *Agent) Close() error {
+	a.cancel()
+	if a.tcp != nil {
+		a.tcp.Close()
+	}
+	if a.unix != nil {
+		a.unix.Close()
+		os.Remove(a.opts.Socket)
+	}
+	a.wg.Wait()
+	a.cache.wait()
+	if a.kv != nil {
+		a.kv.Close()
+	}
+	if a.etcd != nil {
+		a.etcd.Close()
+	}
+	if a.root != nil {
+		a.root.Close()
+	}
+	for _, l := range a.logs {
+		l.Close()
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad/wire"
+	"github.com/couplet-hpc/couplet/kvs"
+)
+
+// serveLocal answers one request from a client on this node.
+func (a *Agent) serveLocal(c net.Conn) {
+	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
+	m, err := wire.Read(c)
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			a.errs.Printf("bad local request: %v", err)
+		}
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	if a.opts.Debug {
+		a.info.Printf("local %v ns=%q key=%q", m.Op, m.NS, m.Key)
+	}
+	if err := a.handleLocal(c, m); err != nil {
+		if a.ctx.Err() == nil {
+			a.errs.Printf("local %v %q: %v", m.Op, m.Key, err)
+		}
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
+	}
+}
+
+func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
+	ctx := a.ctx
+	switch m.Op {
+	case wire.OpPublish:
+		meta, err := a.publish(ctx, m)
+		if err != nil {
+			return err
+		}
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+	case wire.OpLookup:
+		meta, ok := a.cache.get(fullKey(m.NS, m.Key))
+		if ok && meta.Version >= m.MinVersion {
+			a.ctr.cacheHits.Add(1)
+			return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+		}
+		a.ctr.cacheMisses.Add(1)
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+	case wire.OpWait:
+		a.ctr.kvsWaits.Add(1)
+		// Stop waiting if the client goes away.
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			var b [1]byte
+			c.Read(b[:])
+			cancel()
+		}()
+		timeout := time.Duration(m.TimeoutMs) * time.Millisecond
+		val, err := kvs.WaitFor(wctx, nsKV(a.kv, m.NS), m.Key, timeout, func(v []byte) bool {
+			meta, err := wire.DecodeMeta(v)
+			return err == nil && meta.Version >= m.MinVersion
+		})
+		if err != nil {
+			if timeout == 0 && errors.Is(err, kvs.ErrTimeout) {
+				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+			}
+			return fmt.Errorf("%q not produced: %w", m.Key, err)
+		}
+		meta, err := wire.DecodeMeta(val)
+		if err != nil {
+			return err
+		}
+		a.cache.put(fullKey(m.NS, m.Key), meta)
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+	case wire.OpStage:
+		if m.Meta == nil || m.Dest == "" || m.Path == "" {
+			return errors.New("stage needs metadata, a destination and a sidecar path")
+		}
+		if err := a.stage(ctx, m.NS, m.Meta, m.Dest, m.Path); err != nil {
+			return err
+		}
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: m.Meta})
+	case wire.OpList:
+		es, _, err := nsKV(a.kv, m.NS).List(ctx, m.Key)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			meta, err := wire.DecodeMeta(e.Value)
+			if err != nil {
+				continue
+			}
+			if err := wire.Write(c, &wire.Msg{Op: wire.OpMeta, Meta: meta}); err != nil {
+				return err
+			}
+		}
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+	case wire.OpStats:
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Counters: a.Counters()})
+	}
+	return fmt.Errorf("%v is not a local request", m.Op)
+}
+
+// publish records a produced file in the KVS with the next version.
+func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
+	in := m.Meta
+	if in == nil || in.Key == "" || in.Key != m.Key {
+		return nil, errors.New("publish needs metadata with its key")
+	}
+	// The file must be the one this agent would serve: under its producer directory.
+	prod, _ := filepath.Abs(a.opts.ProducerDir)
+	if want := filepath.Join(prod, filepath.FromSlash(in.Path)); m.Path != "" && filepath.Clean(m.Path) != want {
+		ps, e1 := os.Stat(m.Path)
+		ws, e2 := os.Stat(want)
+		if e1 != nil || e2 != nil || !os.SameFile(ps, ws) {
+			return nil, fmt.Errorf("%s is not under this agent's producer directory %s", m.Path, prod)
+		}
+	}
+	f, err := a.openConfined(in.Path)
+	if err != nil {
+		a.ctr.rejected.Add(1)
+		a.errs.Printf("rejected publish of %q: %v", in.Path, err)
+		return nil, fmt.Errorf("rejected %q: %w", in.Path, err)
+	}
+	f.Close()
+	var out *wire.Meta
+	_, err = nsKV(a.kv, m.NS).Update(ctx, in.Key, func(old []byte, found bool) ([]byte, error) {
+		next := *in
+		next.Owner, next.Node, next.Version = a.opts.Advertise, a.opts.Node, 1
+		if found {
+			if om, err := wire.DecodeMeta(old); err == nil {
+				next.Version = om.Version + 1
+			}
+		}
+		out = &next
+		return wire.EncodeMeta(&next)
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.cache.put(fullKey(m.NS, in.Key), out)
+	a.ctr.publishes.Add(1)
+	if a.opts.Debug {
+		a.info.Printf("published %s version %d (%d bytes)", strings.TrimSpace(out.Path), out.Version, out.Size)
+	}
+	return out, nil
+}

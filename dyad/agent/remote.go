@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad/ofd"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+)
+
+// serveRemote answers one fetch from a peer agent: a header, the file in chunks, an end.
+func (a *Agent) serveRemote(c net.Conn) {
+	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
+	m, err := wire.Read(c)
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			a.errs.Printf("bad request from %s: %v", c.RemoteAddr(), err)
+		}
+		return
+	}
+	if a.opts.Token != "" && subtle.ConstantTimeCompare([]byte(m.Token), []byte(a.opts.Token)) != 1 {
+		a.ctr.unauthorized.Add(1)
+		a.errs.Printf("refused %v from %s: wrong or missing token", m.Op, c.RemoteAddr())
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: "unauthorized: wrong or missing token"})
+		return
+	}
+	if m.Op != wire.OpFetch {
+		a.errs.Printf("refused %v from %s: only fetch is served over TCP", m.Op, c.RemoteAddr())
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("%v not allowed from a peer", m.Op)})
+		return
+	}
+	if a.opts.Debug {
+		a.info.Printf("fetch %q version %d for %s", m.Path, m.Version, c.RemoteAddr())
+	}
+	n, err := a.sendFile(c, m.Path)
+	if err != nil {
+		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
+		return
+	}
+	a.ctr.fetchesServed.Add(1)
+	a.ctr.bytesServed.Add(n)
+}
+
+// openConfined opens upath inside the producer directory. It rejects absolute paths and
+// ".." components outright, and os.Root rejects symlinks that lead outside.
+func (a *Agent) openConfined(upath string) (*os.File, error) {
+	if upath == "" || strings.HasPrefix(upath, "/") || strings.Contains(upath, "\x00") {
+		return nil, fmt.Errorf("absolute or empty path %q", upath)
+	}
+	for _, part := range strings.Split(upath, "/") {
+		if part == ".." {
+			return nil, fmt.Errorf("path %q climbs out with \"..\"", upath)
+		}
+		// The agent's own state (etcd data, locks, sidecars, partial downloads) is not served.
+		if strings.HasPrefix(part, ".couplet") {
+			return nil, fmt.Errorf("path %q is in couplet's internal state", upath)
+		}
+	}
+	f, err := a.root.Open(upath)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%q is not a regular file", upath)
+	}
+	return f, nil
+}
+
+func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
+	f, err := a.openConfined(upath)
+	if err != nil {
+		a.ctr.rejected.Add(1)
+		a.errs.Printf("rejected fetch of %q from %s: %v", upath, c.RemoteAddr(), err)
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("rejected %q: %v", upath, err)})
+		return 0, nil
+	}
+	defer f.Close()
+	// A shared lock keeps a local writer holding an exclusive lock out while we read.
+	if err := ofd.Lock(f, false, a.opts.IdleTimeout); err != nil {
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
+		return 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if err := wire.Write(c, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: upath, Size: size}}); err != nil {
+		return 0, err
+	}
+	var sent int64
+	for sent < size {
+		n := min(int64(a.opts.ChunkSize), size-sent)
+		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
+		if err := wire.Write(c, &wire.Msg{Op: wire.OpChunk, N: n}); err != nil {
+			return sent, err
+		}
+		// io.CopyN from an *os.File to a TCP conn uses sendfile: no user-space copy.
+		w, err := io.CopyN(c, f, n)
+		sent += w
+		if err != nil {
+			return sent, fmt.Errorf("after %d of %d bytes: %w", sent, size, err)
+		}
+		if a.opts.ChunkDelay > 0 {
+			select {
+			case <-time.After(a.opts.ChunkDelay):
+			case <-a.ctx.Done():
+				return sent, a.ctx.Err()
+			}
+		}
+	}
+	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+}

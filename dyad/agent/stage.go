@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+)
+
+// flights merges concurrent stagings of the same destination and version into one fetch.
+type flights struct {
+	mu sync.Mutex
+	m  map[string]*flight
+}
+
+type flight struct {
+	done chan struct{}
+	err  error
+}
+
+func (f *flights) do(key string, fn func() error) error {
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = map[string]*flight{}
+	}
+	if fl, ok := f.m[key]; ok {
+		f.mu.Unlock()
+		<-fl.done
+		return fl.err
+	}
+	fl := &flight{done: make(chan struct{})}
+	f.m[key] = fl
+	f.mu.Unlock()
+	fl.err = fn()
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+	close(fl.done)
+	return fl.err
+}
+
+// stage fetches meta's file from its owner into dest: into a temporary file beside it,
+// verified by size and CRC-32C, then renamed into place, then recorded in the sidecar.
+// A failure at any point removes the temporary file, so no partial file is left.
+func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string) error {
+	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
+		if sm, err := os.ReadFile(side); err == nil {
+			if m, err := wire.DecodeMeta(sm); err == nil && m.Version == meta.Version && m.Key == meta.Key {
+				if st, err := os.Stat(dest); err == nil && st.Size() == m.Size {
+					return nil // staged by the flight that just finished
+				}
+			}
+		}
+		n, err := a.fetch(ctx, meta, dest)
+		if err != nil {
+			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
+		}
+		b, err := wire.EncodeMeta(meta)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(side, b); err != nil {
+			return err
+		}
+		a.cache.markStaged(fullKey(ns, meta.Key), side)
+		a.ctr.stages.Add(1)
+		a.ctr.stageBytes.Add(n)
+		return nil
+	})
+}
+
+func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
+	d := net.Dialer{Timeout: 10 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", meta.Owner)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	idle := func() { c.SetDeadline(time.Now().Add(a.opts.IdleTimeout)) }
+	idle()
+	if err := wire.Write(c, &wire.Msg{Op: wire.OpFetch, Token: a.opts.Token, Path: meta.Path, Version: meta.Version}); err != nil {
+		return 0, err
+	}
+	h, err := wire.Read(c)
+	if err != nil {
+		return 0, fmt.Errorf("no reply: %w", err)
+	}
+	if h.Op == wire.OpError {
+		return 0, fmt.Errorf("owner refused: %s", h.Err)
+	}
+	if h.Op != wire.OpHeader || h.Meta == nil {
+		return 0, fmt.Errorf("owner sent %v, want a header", h.Op)
+	}
+	if h.Meta.Size != meta.Size {
+		return 0, fmt.Errorf("owner has %d bytes, metadata says %d (re-produced meanwhile?)", h.Meta.Size, meta.Size)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), ".couplet-tmp-"+filepath.Base(dest)+"-*")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	sum := crc32.New(dyad.Castagnoli)
+	var buf []byte
+	for {
+		idle()
+		m, err := wire.Read(c)
+		if err != nil {
+			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
+		}
+		if m.Op == wire.OpEnd {
+			break
+		}
+		if m.Op == wire.OpError {
+			return n, fmt.Errorf("owner failed after %d bytes: %s", n, m.Err)
+		}
+		if m.Op != wire.OpChunk || n+m.N > meta.Size {
+			return n, fmt.Errorf("unexpected %v (%d bytes) after %d of %d bytes", m.Op, m.N, n, meta.Size)
+		}
+		if int64(cap(buf)) < m.N {
+			buf = make([]byte, m.N)
+		}
+		p := buf[:m.N]
+		if _, err := readFull(c, p, idle); err != nil {
+			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
+		}
+		sum.Write(p)
+		if _, err := tmp.Write(p); err != nil {
+			return n, err
+		}
+		n += m.N
+	}
+	if n != meta.Size {
+		return n, fmt.Errorf("got %d bytes, want %d", n, meta.Size)
+	}
+	if s := sum.Sum32(); s != meta.Checksum {
+		return n, fmt.Errorf("checksum %08x, published %08x", s, meta.Checksum)
+	}
+	if err := tmp.Close(); err != nil {
+		return n, err
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// readFull reads len(p) bytes, renewing the idle deadline as data arrives.
+func readFull(c net.Conn, p []byte, idle func()) (int, error) {
+	got := 0
+	for got < len(p) {
+		k, err := c.Read(p[got:])
+		got += k
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = fmt.Errorf("owner silent for too long: %w", err)
+			}
+			return got, err
+		}
+		idle()
+	}
+	return got, nil
+}
+
+// writeAtomic writes b to p through a temporary file and a rename.
+func writeAtomic(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	tmp.Close()
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package dyad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad/ofd"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+)
+
+// Meta is the metadata of a produced file.
+type Meta = wire.Meta
+
+// Client produces and consumes files through the node agent.
+type Client struct {
+	cfg   Config
+	stats locStats
+	log   *log.Logger
+
+	pending sync.WaitGroup
+	mu      sync.Mutex
+	asyncEr error
+}
+
+// New returns a client for cfg. The DTL must be one this build provides.
+func New(cfg Config) (*Client, error) {
+	if cfg.Namespace == "" {
+		return nil, errors.New("dyad: a KVS namespace is required")
+	}
+	if cfg.DTL == "" {
+		cfg.DTL = DTLRPC
+	}
+	if _, err := ParseDTL(string(cfg.DTL)); err != nil {
+		return nil, err
+	}
+	if cfg.AgentSocket == "" {
+		cfg.AgentSocket = DefaultSocket
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.TransferTimeout <= 0 {
+		cfg.TransferTimeout = 10 * time.Minute
+	}
+	if cfg.KeyBins <= 0 {
+		cfg.KeyBins = 1024
+	}
+	c := &Client{cfg: cfg, log: log.New(os.Stderr, "dyad: ", log.Lmicroseconds)}
+	return c, nil
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// Key returns the metadata key of upath under the client's key shape.
+func (c *Client) Key(upath string) string { return PathKey(upath, c.cfg.KeyDepth, c.cfg.KeyBins) }
+
+func (c *Client) debugf(format string, args ...any) {
+	if c.cfg.SyncDebug {
+		c.log.Printf(format, args...)
+	}
+}
+
+// resolve maps a user path to its path relative to dir (upath) and its absolute path.
+// A path outside dir, or one climbing out of it with "..", is refused.
+func (c *Client) resolve(dir, path, role string) (upath, abs string, err error) {
+	if dir == "" {
+		return "", "", fmt.Errorf("dyad: no %s managed directory configured (DYAD_PATH_%s)", role, strings.ToUpper(role))
+	}
+	dirAbs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	p := path
+	if !filepath.IsAbs(p) {
+		if c.cfg.PathRelative {
+			p = filepath.Join(dirAbs, p)
+		} else if p, err = filepath.Abs(p); err != nil {
+			return "", "", err
+		}
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(dirAbs, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", "", fmt.Errorf("dyad: %s is not under the %s managed directory %s", path, role, dirAbs)
+	}
+	return filepath.ToSlash(rel), p, nil
+}
+
+// Produce publishes the file at path (under the producer managed directory): it fsyncs
+// it if configured, computes its size and checksum, and has the agent publish the
+// metadata with the next version. With AsyncPublish it returns at once (meta nil) and
+// Close reports any failure.
+func (c *Client) Produce(path string) (*Meta, error) {
+	upath, abs, err := c.resolve(c.cfg.ProducerDir, path, "producer")
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.AsyncPublish {
+		c.pending.Add(1)
+		go func() {
+			defer c.pending.Done()
+			if _, err := c.publish(upath, abs); err != nil {
+				c.mu.Lock()
+				c.asyncEr = errors.Join(c.asyncEr, err)
+				c.mu.Unlock()
+			}
+		}()
+		return nil, nil
+	}
+	return c.publish(upath, abs)
+}
+
+func (c *Client) publish(upath, abs string) (*Meta, error) {
+	if c.cfg.FsyncWrite {
+		f, err := os.Open(abs)
+		if err != nil {
+			return nil, fmt.Errorf("dyad: produce: %w", err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("dyad: produce: fsync %s: %w", abs, err)
+		}
+	}
+	size, sum, err := checksumFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("dyad: produce: %w", err)
+	}
+	st, _ := os.Stat(abs)
+	m := &Meta{Key: c.Key(upath), Path: upath, Size: size, Checksum: sum}
+	if st != nil {
+		m.MTimeNs = st.ModTime().UnixNano()
+	}
+	r, err := call(context.Background(), c.cfg.AgentSocket,
+		&wire.Msg{Op: wire.OpPublish, NS: c.cfg.Namespace, Key: m.Key, Path: abs, Meta: m}, c.cfg.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("dyad: produce %s: %w", upath, err)
+	}
+	c.debugf("produced %s key %s version %d size %d", upath, r.Meta.Key, r.Meta.Version, r.Meta.Size)
+	return r.Meta, nil
+}
+
+// Consume makes the file at path (under the consumer managed directory) present and
+// complete locally and returns its absolute path. It blocks until the file is produced,
+// up to the configured timeout. A local copy is used while the agent has not seen a
+// newer version; ConsumeVersion asks for a version explicitly.
+func (c *Client) Consume(path string) (string, error) {
+	return c.ConsumeVersion(context.Background(), path, 0)
+}
+
+// ConsumeVersion is Consume for a version >= minVersion.
+func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int64) (string, error) {
+	upath, abs, err := c.resolve(c.cfg.ConsumerDir, path, "consumer")
+	if err != nil {
+		return "", err
+	}
+	// One consumer per path on this node at a time: the others wait here, then find
+	// the complete copy and skip the fetch.
+	lockPath := filepath.Join(c.cfg.ConsumerDir, stateDir, "locks", upath+".lock")
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+		return "", fmt.Errorf("dyad: consume: %w", err)
+	}
+	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("dyad: consume: %w", err)
+	}
+	defer lf.Close()
+	if err := ofd.Lock(lf, true, c.cfg.Timeout); err != nil {
+		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
+	}
+	defer ofd.Unlock(lf)
+
+	m, level, err := c.Locate(ctx, upath, minVersion)
+	if err != nil {
+		return "", err
+	}
+	c.debugf("located %s version %d at level %v (owner %s)", upath, m.Version, level, m.Owner)
+	if level == LevelLocal {
+		return abs, nil
+	}
+	if c.cfg.SharedStorage {
+		// Shared storage: the producer's file is already here; synchronise only.
+		st, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("dyad: consume %s (shared storage): published but not visible here: %w", upath, err)
+		}
+		if st.Size() != m.Size {
+			return "", fmt.Errorf("dyad: consume %s (shared storage): size %d, published %d", upath, st.Size(), m.Size)
+		}
+		return abs, nil
+	}
+	_, err = call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
+		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m}, c.cfg.TransferTimeout)
+	if err != nil {
+		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
+	}
+	c.debugf("staged %s version %d (%d bytes)", upath, m.Version, m.Size)
+	return abs, nil
+}
+
+// Open consumes path and opens the local copy for reading.
+func (c *Client) Open(path string) (*os.File, error) {
+	p, err := c.Consume(path)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+// File is a file being produced: Close closes it and then produces it.
+type File struct {
+	*os.File
+	c    *Client
+	path string
+}
+
+// Create creates path under the producer managed directory (creating parent
+// directories) and returns a file whose Close publishes it.
+func (c *Client) Create(path string) (*File, error) {
+	_, abs, err := c.resolve(c.cfg.ProducerDir, path, "producer")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("dyad: create: %w", err)
+	}
+	f, err := os.Create(abs)
+	if err != nil {
+		return nil, fmt.Errorf("dyad: create: %w", err)
+	}
+	return &File{File: f, c: c, path: abs}, nil
+}
+
+// Close closes the file and produces it.
+func (f *File) Close() error {
+	if err := f.File.Close(); err != nil {
+		return err
+	}
+	_, err := f.c.Produce(f.path)
+	return err
+}
+
+// Stat returns the metadata of path as the locator finds it, without waiting.
+func (c *Client) Stat(ctx context.Context, path string) (*Meta, Level, error) {
+	upath, _, err := c.resolve(c.cfg.ConsumerDir, path, "consumer")
+	if err != nil {
+		if upath, _, err = c.resolve(c.cfg.ProducerDir, path, "producer"); err != nil {
+			return nil, 0, err
+		}
+	}
+	for l := LevelLocal; l < numLevels; l++ {
+		m, ok, err := c.LookupLevel(ctx, l, upath, 0)
+		if err != nil {
+			return nil, l, err
+		}
+		if ok {
+			return m, l, nil
+		}
+	}
+	return nil, LevelKVS, fmt.Errorf("dyad: %s: %w", upath, os.ErrNotExist)
+}
+
+// List returns the metadata published in the namespace whose key starts with prefix.
+func (c *Client) List(ctx context.Context, prefix string) ([]*Meta, error) {
+	var out []*Meta
+	err := stream(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpList, NS: c.cfg.Namespace, Key: prefix},
+		c.cfg.Timeout, func(m *wire.Msg) bool {
+			if m.Meta != nil {
+				out = append(out, m.Meta)
+			}
+			return true
+		})
+	return out, err
+}
+
+// Counters returns the local agent's counters.
+func (c *Client) Counters(ctx context.Context) (map[string]int64, error) {
+	r, err := call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStats}, c.cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return r.Counters, nil
+}
+
+// Close waits for asynchronous publications and returns their errors.
+func (c *Client) Close() error {
+	c.pending.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asyncEr
+}

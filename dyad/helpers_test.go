@@ -1,0 +1,224 @@
+package dyad_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/agent"
+)
+
+const agentEnv = "COUPLET_DYAD_TEST_AGENT"
+
+// TestMain doubles as the agent program for subprocess tests: with agentEnv set it runs
+// an agent from the JSON options in that variable until killed.
+func TestMain(m *testing.M) {
+	if js := os.Getenv(agentEnv); js != "" {
+		var o agent.Options
+		if err := json.Unmarshal([]byte(js), &o); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		a, err := agent.Start(o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("READY %s %s\n", a.Addr(), a.KVSEndpoint())
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+		<-sig
+		a.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// syncBuf is a log sink that tests can read while the agent writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// node is one simulated node: a managed directory, an agent and a client.
+type node struct {
+	dir    string
+	agent  *agent.Agent
+	client *dyad.Client
+	log    *syncBuf
+	socket string
+}
+
+func sockPath(t testing.TB) string {
+	d, err := os.MkdirTemp("", "dy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return filepath.Join(d, "agent.sock")
+}
+
+// startNode starts an agent (embedded etcd when kvsURL is empty) and a client for it.
+func startNode(t testing.TB, kvsURL string, mod func(*agent.Options)) *node {
+	t.Helper()
+	n := &node{dir: filepath.Join(t.TempDir(), "managed"), log: &syncBuf{}, socket: sockPath(t)}
+	o := agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log}
+	if mod != nil {
+		mod(&o)
+	}
+	a, err := agent.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	n.agent = a
+	n.client = newClient(t, n.dir, n.socket, nil)
+	return n
+}
+
+func newClient(t testing.TB, dir, socket string, mod func(*dyad.Config)) *dyad.Client {
+	cfg := dyad.Config{Namespace: "test", ProducerDir: dir, ConsumerDir: dir, PathRelative: true,
+		KeyDepth: 3, KeyBins: 1024, AgentSocket: socket, Timeout: 10 * time.Second}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := dyad.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// pair starts a producer node with embedded etcd and a consumer node joining it.
+func pair(t testing.TB) (prod, cons *node) {
+	prod = startNode(t, "", nil)
+	cons = startNode(t, prod.agent.KVSEndpoint(), nil)
+	return prod, cons
+}
+
+func randBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// produce writes data to rel under the producer node via Create and returns the metadata.
+func produce(t testing.TB, n *node, rel string, data []byte) *dyad.Meta {
+	t.Helper()
+	f, err := n.client.Create(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := n.client.Stat(context.Background(), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func consumeCheck(t testing.TB, n *node, rel string, want []byte) {
+	t.Helper()
+	p, err := n.client.Consume(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: consumed %d bytes differ from the %d produced", rel, len(got), len(want))
+	}
+}
+
+// noTemps fails if a staging temporary file or a partial destination is left in dir.
+func noTemps(t testing.TB, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(info.Name(), ".couplet-tmp-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
+
+// subAgent runs an agent as a subprocess (this test binary) so that it can be SIGKILLed.
+type subAgent struct {
+	cmd  *exec.Cmd
+	addr string
+	kvs  string
+}
+
+func startSubAgent(t testing.TB, o agent.Options) *subAgent {
+	t.Helper()
+	js, _ := json.Marshal(o)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), agentEnv+"="+string(js))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &subAgent{cmd: cmd}
+	t.Cleanup(s.kill)
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- line
+	}()
+	select {
+	case line := <-ready:
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "READY" {
+			t.Fatalf("agent subprocess did not start: %q", line)
+		}
+		s.addr, s.kvs = f[1], f[2]
+	case <-time.After(30 * time.Second):
+		t.Fatal("agent subprocess not ready in 30 s")
+	}
+	return s
+}
+
+func (s *subAgent) kill() {
+	if s.cmd.ProcessState == nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+}

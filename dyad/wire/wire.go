@@ -1,0 +1,186 @@
+// Package wire is the framing of couplet's file-staging protocol, spoken between a client
+// and its node agent (Unix socket) and between agents (TCP, the rpc DTL).
+//
+// Every message is a frame: a 4-byte big-endian length, then a msgpack-encoded Msg.
+// A Chunk message is followed by exactly Msg.N raw bytes of file data, so a file of any
+// size streams in bounded chunks without a whole-file buffer.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Op names a message kind.
+type Op uint8
+
+// The message kinds.
+const (
+	OpInvalid Op = iota
+	// OpFetch asks an agent for the file Path (relative to its managed directory).
+	OpFetch
+	// OpHeader starts a fetch reply: Meta.Size bytes follow in chunks.
+	OpHeader
+	// OpChunk carries N raw bytes after the frame.
+	OpChunk
+	// OpEnd ends a stream or acknowledges a request.
+	OpEnd
+	// OpError ends a request with Err.
+	OpError
+	// OpPublish asks the local agent to publish Meta (client -> agent).
+	OpPublish
+	// OpLookup asks the agent's node cache for NS/Key.
+	OpLookup
+	// OpWait asks the agent to read the global KVS for NS/Key, waiting up to TimeoutMs
+	// for a version >= MinVersion.
+	OpWait
+	// OpStage asks the local agent to fetch Meta from its owner into Dest.
+	OpStage
+	// OpList lists the metadata in NS under Key as a prefix.
+	OpList
+	// OpMeta carries one metadata record in a reply.
+	OpMeta
+	// OpStats asks for the agent's counters.
+	OpStats
+	opMax
+)
+
+var opNames = [...]string{"invalid", "fetch", "header", "chunk", "end", "error", "publish",
+	"lookup", "wait", "stage", "list", "meta", "stats"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// Meta is the metadata published for a produced file.
+type Meta struct {
+	// Key is the DYAD path key; Path is the path relative to the managed directory.
+	Key  string `msgpack:"k"`
+	Path string `msgpack:"p"`
+	// Owner is the TCP address of the producer's agent; Node names the producer's host.
+	Owner string `msgpack:"o"`
+	Node  string `msgpack:"n"`
+	Size  int64  `msgpack:"s"`
+	// Version starts at 1 and grows each time the path is produced again.
+	Version int64 `msgpack:"v"`
+	// Checksum is the CRC-32C (Castagnoli) of the file's bytes.
+	Checksum uint32 `msgpack:"c"`
+	// MTimeNs is the producer-side modification time in Unix nanoseconds.
+	MTimeNs int64 `msgpack:"t"`
+}
+
+// Msg is every message of the protocol; each Op uses the fields it needs.
+type Msg struct {
+	Op         Op               `msgpack:"op"`
+	Token      string           `msgpack:"tok,omitempty"`
+	NS         string           `msgpack:"ns,omitempty"`
+	Key        string           `msgpack:"key,omitempty"`
+	Path       string           `msgpack:"path,omitempty"`
+	Dest       string           `msgpack:"dest,omitempty"`
+	Version    int64            `msgpack:"ver,omitempty"`
+	MinVersion int64            `msgpack:"minv,omitempty"`
+	TimeoutMs  int64            `msgpack:"tmo,omitempty"`
+	N          int64            `msgpack:"n,omitempty"`
+	Err        string           `msgpack:"err,omitempty"`
+	Found      bool             `msgpack:"found,omitempty"`
+	Meta       *Meta            `msgpack:"meta,omitempty"`
+	Counters   map[string]int64 `msgpack:"ctr,omitempty"`
+}
+
+// Limits that decoders enforce so a hostile peer cannot make us allocate without bound.
+const (
+	// MaxFrame is the largest encoded Msg accepted.
+	MaxFrame = 64 << 10
+	// MaxChunk is the largest chunk payload accepted.
+	MaxChunk = 16 << 20
+)
+
+// ErrMalformed is wrapped by every decoding failure of a frame's content.
+var ErrMalformed = errors.New("wire: malformed message")
+
+// Write encodes m as one frame on w.
+func Write(w io.Writer, m *Msg) error {
+	body, err := msgpack.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("wire: encode %v: %w", m.Op, err)
+	}
+	if len(body) > MaxFrame {
+		return fmt.Errorf("wire: %v message of %d bytes exceeds %d", m.Op, len(body), MaxFrame)
+	}
+	buf := make([]byte, 4+len(body))
+	binary.BigEndian.PutUint32(buf, uint32(len(body)))
+	copy(buf[4:], body)
+	_, err = w.Write(buf)
+	return err
+}
+
+// Read decodes one frame from r. It returns io.EOF only when r ends cleanly before a frame.
+func Read(r io.Reader) (*Msg, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("wire: truncated frame header: %w", err)
+		}
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n == 0 || n > MaxFrame {
+		return nil, fmt.Errorf("%w: frame length %d not in 1..%d", ErrMalformed, n, MaxFrame)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, fmt.Errorf("wire: truncated frame of %d bytes: %w", n, err)
+	}
+	return Decode(body)
+}
+
+// Decode decodes and validates a frame body.
+func Decode(body []byte) (*Msg, error) {
+	var m Msg
+	if err := msgpack.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Validate checks the fields that a receiver relies on.
+func (m *Msg) Validate() error {
+	switch {
+	case m.Op == OpInvalid || m.Op >= opMax:
+		return fmt.Errorf("%w: unknown op %d", ErrMalformed, uint8(m.Op))
+	case m.Op == OpChunk && (m.N <= 0 || m.N > MaxChunk):
+		return fmt.Errorf("%w: chunk length %d not in 1..%d", ErrMalformed, m.N, MaxChunk)
+	case m.Op != OpChunk && m.N != 0:
+		return fmt.Errorf("%w: %v message carries a payload length", ErrMalformed, m.Op)
+	case m.Version < 0 || m.MinVersion < 0 || m.TimeoutMs < 0:
+		return fmt.Errorf("%w: negative version or timeout", ErrMalformed)
+	case m.Meta != nil && (m.Meta.Size < 0 || m.Meta.Version < 0):
+		return fmt.Errorf("%w: negative size or version in metadata", ErrMalformed)
+	}
+	return nil
+}
+
+// EncodeMeta encodes metadata for the KVS.
+func EncodeMeta(m *Meta) ([]byte, error) { return msgpack.Marshal(m) }
+
+// DecodeMeta decodes metadata read from the KVS.
+func DecodeMeta(b []byte) (*Meta, error) {
+	var m Meta
+	if err := msgpack.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: metadata: %v", ErrMalformed, err)
+	}
+	if m.Size < 0 || m.Version < 0 {
+		return nil, fmt.Errorf("%w: metadata: negative size or version", ErrMalformed)
+	}
+	return &m, nil
+}

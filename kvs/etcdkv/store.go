@@ -1,0 +1,165 @@
+// Package etcdkv is the etcd backend of kvs: a client of an external cluster (Dial, or
+// kvs.Open("etcd://host:port,...")) or an embedded single-node server (StartEmbedded).
+package etcdkv
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/kvs"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+func init() {
+	kvs.Register("etcd", func(ctx context.Context, u *url.URL) (kvs.KV, error) {
+		return Dial(ctx, strings.Split(u.Host, ","))
+	})
+}
+
+// Store is a kvs.KV backed by an etcd cluster.
+type Store struct {
+	c *clientv3.Client
+}
+
+var _ kvs.KV = (*Store)(nil)
+
+// Dial connects to the etcd endpoints ("host:port") and checks that the cluster answers
+// within 5 s (or ctx's deadline), so a wrong address fails now with a clear error.
+func Dial(ctx context.Context, endpoints []string) (*Store, error) {
+	for i, e := range endpoints {
+		if !strings.Contains(e, "://") {
+			endpoints[i] = "http://" + e
+		}
+	}
+	c, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcdkv: connect %v: %w", endpoints, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := c.Get(cctx, "\x00couplet-ping"); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("etcdkv: etcd at %v does not answer: %w", endpoints, err)
+	}
+	return &Store{c: c}, nil
+}
+
+// Client returns the underlying etcd client.
+func (s *Store) Client() *clientv3.Client { return s.c }
+
+// Put implements kvs.KV.
+func (s *Store) Put(ctx context.Context, key string, val []byte) (int64, error) {
+	r, err := s.c.Put(ctx, key, string(val))
+	if err != nil {
+		return 0, fmt.Errorf("etcdkv: put %q: %w", key, err)
+	}
+	return r.Header.Revision, nil
+}
+
+// Get implements kvs.KV.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, int64, error) {
+	r, err := s.c.Get(ctx, key)
+	if err != nil {
+		return nil, false, 0, fmt.Errorf("etcdkv: get %q: %w", key, err)
+	}
+	if len(r.Kvs) == 0 {
+		return nil, false, r.Header.Revision, nil
+	}
+	return r.Kvs[0].Value, true, r.Header.Revision, nil
+}
+
+// List implements kvs.KV.
+func (s *Store) List(ctx context.Context, prefix string) ([]kvs.Entry, int64, error) {
+	r, err := s.c.Get(ctx, prefix, clientv3.WithPrefix())
+	if err != nil {
+		return nil, 0, fmt.Errorf("etcdkv: list %q: %w", prefix, err)
+	}
+	out := make([]kvs.Entry, len(r.Kvs))
+	for i, kv := range r.Kvs {
+		out[i] = kvs.Entry{Key: string(kv.Key), Value: kv.Value, ModRev: kv.ModRevision}
+	}
+	return out, r.Header.Revision, nil
+}
+
+// Update implements kvs.KV with a compare-and-swap transaction on the key's mod revision.
+func (s *Store) Update(ctx context.Context, key string, fn func([]byte, bool) ([]byte, error)) ([]byte, error) {
+	for {
+		r, err := s.c.Get(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("etcdkv: update %q: %w", key, err)
+		}
+		var old []byte
+		var modRev int64
+		found := len(r.Kvs) > 0
+		if found {
+			old, modRev = r.Kvs[0].Value, r.Kvs[0].ModRevision
+		}
+		nv, err := fn(old, found)
+		if err != nil {
+			return nil, err
+		}
+		t, err := s.c.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
+			Then(clientv3.OpPut(key, string(nv))).
+			Commit()
+		if err != nil {
+			return nil, fmt.Errorf("etcdkv: update %q: %w", key, err)
+		}
+		if t.Succeeded {
+			return nv, nil
+		}
+	}
+}
+
+// Delete implements kvs.KV.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if _, err := s.c.Delete(ctx, key); err != nil {
+		return fmt.Errorf("etcdkv: delete %q: %w", key, err)
+	}
+	return nil
+}
+
+// Watch implements kvs.KV.
+func (s *Store) Watch(ctx context.Context, prefix string, fromRev int64) (<-chan kvs.Event, error) {
+	opts := []clientv3.OpOption{clientv3.WithPrefix()}
+	if fromRev > 0 {
+		opts = append(opts, clientv3.WithRev(fromRev))
+	}
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	wch := s.c.Watch(wctx, prefix, opts...)
+	out := make(chan kvs.Event, 64)
+	go func() {
+		defer cancel()
+		defer close(out)
+		for resp := range wch {
+			if err := resp.Err(); err != nil {
+				select {
+				case out <- kvs.Event{Err: fmt.Errorf("etcdkv: watch %q: %w", prefix, err)}:
+				case <-ctx.Done():
+				}
+				return
+			}
+			for _, ev := range resp.Events {
+				e := kvs.Event{Key: string(ev.Kv.Key), Value: ev.Kv.Value, Rev: ev.Kv.ModRevision,
+					Deleted: ev.Type == clientv3.EventTypeDelete}
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Close implements kvs.KV.
+func (s *Store) Close() error { return s.c.Close() }

@@ -1,0 +1,63 @@
+package kvs
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// WaitCreate blocks until key exists and returns its value. It fails with an error
+// wrapping ErrTimeout after timeout (timeout <= 0 means only ctx bounds the wait).
+func WaitCreate(ctx context.Context, kv KV, key string, timeout time.Duration) ([]byte, error) {
+	return WaitFor(ctx, kv, key, timeout, func([]byte) bool { return true })
+}
+
+// WaitFor blocks until key holds a value that accept approves and returns it. It reads
+// once, then watches from the read's revision, so no change between the two is missed.
+func WaitFor(ctx context.Context, kv KV, key string, timeout time.Duration, accept func([]byte) bool) ([]byte, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for {
+		val, found, rev, err := kv.Get(ctx, key)
+		if err != nil {
+			return nil, waitErr(ctx, key, timeout, err)
+		}
+		if found && accept(val) {
+			return val, nil
+		}
+		ch, err := kv.Watch(wctx, key, rev+1)
+		if err != nil {
+			return nil, waitErr(ctx, key, timeout, err)
+		}
+		for ev := range ch {
+			if ev.Err != nil {
+				err = ev.Err
+				break
+			}
+			if ev.Key == key && !ev.Deleted && accept(ev.Value) {
+				return ev.Value, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, waitErr(ctx, key, timeout, ctx.Err())
+		}
+		// The watch broke (compaction, reconnect): read again and rewatch after a pause.
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, waitErr(ctx, key, timeout, ctx.Err())
+		}
+	}
+}
+
+func waitErr(ctx context.Context, key string, timeout time.Duration, err error) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("kvs: waiting for key %q: %w after %v", key, ErrTimeout, timeout)
+	}
+	return fmt.Errorf("kvs: waiting for key %q: %w", key, err)
+}

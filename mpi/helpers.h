@@ -1,0 +1,41 @@
+// C helpers for the mpi package: MPI handle macros are not visible to cgo,
+// so each one is wrapped in a tiny static function.
+#ifndef COUPLET_MPI_HELPERS_H
+#define COUPLET_MPI_HELPERS_H
+#include <mpi.h>
+
+static inline MPI_Request h_request_null(void) { return MPI_REQUEST_NULL; }
+static inline MPI_Datatype h_datatype_null(void) { return MPI_DATATYPE_NULL; }
+static inline MPI_Datatype h_byte(void) { return MPI_BYTE; }
+static inline MPI_Datatype h_int8(void) { return MPI_INT8_T; }
+static inline MPI_Datatype h_uint8(void) { return MPI_UINT8_T; }
+static inline MPI_Datatype h_int16(void) { return MPI_INT16_T; }
+static inline MPI_Datatype h_uint16(void) { return MPI_UINT16_T; }
+static inline MPI_Datatype h_int32(void) { return MPI_INT32_T; }
+static inline MPI_Datatype h_uint32(void) { return MPI_UINT32_T; }
+static inline MPI_Datatype h_int64(void) { return MPI_INT64_T; }
+static inline MPI_Datatype h_uint64(void) { return MPI_UINT64_T; }
+static inline MPI_Datatype h_float(void) { return MPI_FLOAT; }
+static inline MPI_Datatype h_double(void) { return MPI_DOUBLE; }
+static inline MPI_Op h_op_sum(void) { return MPI_SUM; }
+static inline MPI_Op h_op_min(void) { return MPI_MIN; }
+static inline MPI_Op h_op_max(void) { return MPI_MAX; }
+static inline int h_order_c(void) { return MPI_ORDER_C; }
+
+// h_appnum reads the MPI_APPNUM attribute of MPI_COMM_WORLD.
+static inline int h_appnum(int *value, int *flag) {
+	int *v = NULL;
+	int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, flag);
+	if (rc == MPI_SUCCESS && *flag) *value = *v;
+	return rc;
+}
+
+// h_status_bytes reports how many bytes a status describes.
+static inline int h_status_bytes(MPI_Status *st, MPI_Count *n) {
+	return MPI_Get_elements_x(st, MPI_BYTE, n);
+}
+
+static inline int h_waitall(int n, MPI_Request *reqs, MPI_Status *sts) {
+	return MPI_Waitall(n, reqs, sts);
+}
+#endif

@@ -1,0 +1,61 @@
+package mpi
+
+/*
+#include "helpers.h"
+*/
+import "C"
+
+// Send sends buf to rank dest of c with tag, blocking until buf may be reused.
+// More than 2^31 elements travel as one message of a derived type.
+func Send[T Elem](c Comm, buf []T, dest, tag int) error {
+	dt, n, owned, err := msgType(elemType[T](), int64(elemSize[T]()), int64(len(buf)))
+	if err != nil {
+		return err
+	}
+	if owned {
+		defer freeType(dt)
+	}
+	return check(C.MPI_Send(bufPtr(buf), n, dt, C.int(dest), C.int(tag), c.c))
+}
+
+// Recv receives a message from source (or AnySource) with tag (or AnyTag)
+// into buf, which must be large enough for it.
+func Recv[T Elem](c Comm, buf []T, source, tag int) (Status, error) {
+	dt, n, owned, err := msgType(elemType[T](), int64(elemSize[T]()), int64(len(buf)))
+	if err != nil {
+		return Status{}, err
+	}
+	if owned {
+		defer freeType(dt)
+	}
+	var st C.MPI_Status
+	if err := check(C.MPI_Recv(bufPtr(buf), n, dt, C.int(source), C.int(tag), c.c, &st)); err != nil {
+		return Status{}, err
+	}
+	return statusOf(&st)
+}
+
+// Probe blocks until a message from source with tag can be received, and
+// describes it without receiving it.
+func Probe(c Comm, source, tag int) (Status, error) {
+	var st C.MPI_Status
+	if err := check(C.MPI_Probe(C.int(source), C.int(tag), c.c, &st)); err != nil {
+		return Status{}, err
+	}
+	return statusOf(&st)
+}
+
+// Iprobe reports whether a message from source with tag is waiting, and
+// describes it if so. It never blocks.
+func Iprobe(c Comm, source, tag int) (Status, bool, error) {
+	var st C.MPI_Status
+	var flag C.int
+	if err := check(C.MPI_Iprobe(C.int(source), C.int(tag), c.c, &flag, &st)); err != nil {
+		return Status{}, false, err
+	}
+	if flag == 0 {
+		return Status{}, false, nil
+	}
+	s, err := statusOf(&st)
+	return s, err == nil, err
+}
