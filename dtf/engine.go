@@ -32,6 +32,7 @@ type engine struct {
 	// explicit marks [FILE] sections whose files have seen Transfer: their users
 	// follow the explicit-epoch contract, so buffer_data=0 may skip copies.
 	explicit map[int]bool
+	stores
 
 	nextFileID int // per-writer counter naming files in data tags
 	stats      *StatsWriter
@@ -59,7 +60,7 @@ func Init(configPath, component string) error {
 	if err != nil {
 		return err
 	}
-	e := &engine{cfg: cfg, files: map[string]*File{}, match: map[sessKey]*mfile{}, hist: map[string]*pathHistory{}, explicit: map[int]bool{}}
+	e := &engine{cfg: cfg, files: map[string]*File{}, match: map[sessKey]*mfile{}, hist: map[string]*pathHistory{}, explicit: map[int]bool{}, stores: newStores()}
 	if !mpi.Initialized() {
 		if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
 			return err

@@ -52,6 +52,7 @@ type File struct {
 	bputSize  int64
 	dataSends []*dataMsg
 	nextReq   int
+	wrec      writerRec // the record being built or replayed this epoch
 
 	// reader
 	round     int

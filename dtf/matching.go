@@ -2,9 +2,11 @@ package dtf
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/replay"
 )
 
 // mfile is a matcher's state for one session of one file. It is built from
@@ -30,6 +32,30 @@ type mepoch struct {
 	queued      []*envelope // read rounds and record queries waiting for the writers' epoch to end
 	final       map[int]bool
 	matchTime   time.Duration
+
+	// Replay: the writers all match their records (wReplay), whether to
+	// record, under which key, and the record being built.
+	wReplay bool
+	record  bool
+	key     replay.Key
+	rec     *matchRec
+}
+
+// matchRec is a matcher's replay record of an epoch: the writes, and each
+// reader round's reads and outcome, so either side may omit unchanged requests.
+type matchRec struct {
+	writes []matcher.Write
+	rounds map[roundKey]*roundRec
+}
+
+type roundKey struct{ reader, round int }
+
+// roundRec is one matched reader round: its reads, the writers that got
+// schedules, and the largest transfer id used.
+type roundRec struct {
+	reads   []matcher.Read
+	writers []int
+	maxID   int64
 }
 
 func (mf *mfile) epoch(n int) *mepoch {
@@ -63,13 +89,12 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		ep.writes = append(ep.writes, m.Writes...)
 		ep.numRecs = max(ep.numRecs, m.NumRecs)
 		ep.closing = ep.closing || m.Final
+		ep.wReplay, ep.record = m.Replay, m.Record
+		ep.key = replay.Key{Section: m.Section, Slot: e.slotOf(m.Section, m.Session), Epoch: m.Epoch, Round: -1}
 		if ep.fromWriters == mf.nWriters {
-			for _, q := range ep.queued {
-				if err := e.serveRound(mf, ep, q); err != nil {
-					return err
-				}
+			if err := e.writesComplete(mf, ep); err != nil {
+				return err
 			}
-			ep.queued = nil
 		}
 	case kRecsQuery:
 		if mf.writers != nil && ep.fromWriters == mf.nWriters {
@@ -84,7 +109,7 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		if m.Final || m.Closing {
 			ep.final[rank] = true
 		}
-		if len(m.Reads) > 0 || !m.Closing {
+		if len(m.Reads) > 0 || m.Replay || !m.Closing {
 			if ep.fromWriters == mf.nWriters && mf.writers != nil {
 				if err := e.serveRound(mf, ep, m); err != nil {
 					return err
@@ -97,32 +122,106 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 	return e.finishEpochs(mf)
 }
 
-// serveRound matches one reader's round against the epoch's writes and sends
-// the schedule to the writers and the expectations to the reader.
+// writesComplete runs once every writer's requests for an epoch are in: it
+// restores replayed writes, then serves the rounds that were waiting.
+func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
+	if ep.record {
+		ep.rec = &matchRec{rounds: map[roundKey]*roundRec{}}
+		if old, ok := e.mrecs.Get(ep.key); ok {
+			ep.rec.rounds = maps.Clone(old.rounds)
+			if ep.wReplay {
+				ep.writes = old.writes
+			}
+		} else if ep.wReplay {
+			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher world rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.world.Rank())
+		}
+		ep.rec.writes = ep.writes
+	}
+	for _, q := range ep.queued {
+		if err := e.serveRound(mf, ep, q); err != nil {
+			return err
+		}
+	}
+	ep.queued = nil
+	return nil
+}
+
+// serveRound answers one reader round: by the replay record when both sides
+// match theirs, else by matching the round's reads against the epoch's writes.
+// It sends the schedule to the writers and the expectations to the reader.
 func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	if m.Kind == kRecsQuery {
 		return e.send(m.From, &envelope{Kind: kRecs, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, NumRecs: ep.numRecs})
 	}
-	start := time.Now()
-	s, err := matcher.Match(ep.writes, m.Reads)
-	ep.matchTime += time.Since(start)
+	rk := roundKey{m.Ranks[0], m.Round}
 	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs}
+	reads := m.Reads
+	if m.Replay {
+		rr := (*roundRec)(nil)
+		if ep.rec != nil {
+			rr = ep.rec.rounds[rk]
+		}
+		if rr == nil {
+			reply.Err = fmt.Sprintf("reader rank %d replays round %d, which matcher world rank %d has no record of", rk.reader, rk.round, e.world.Rank())
+			return e.send(m.From, reply)
+		}
+		if ep.wReplay {
+			// Both sides repeat the recorded round: no matching at all.
+			mf.nextID = max(mf.nextID, rr.maxID+1)
+			reply.Replay = true
+			for _, w := range rr.writers {
+				msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, Replay: true, Peer: m.From}
+				if err := e.send(mf.writers[w], msg); err != nil {
+					return err
+				}
+			}
+			return e.send(m.From, reply)
+		}
+		reads = rr.reads
+	}
+	start := time.Now()
+	s, err := matcher.Match(ep.writes, reads)
+	ep.matchTime += time.Since(start)
 	if err != nil {
 		reply.Err = err.Error()
 		return e.send(m.From, reply)
 	}
+	// Transfer ids interleave the matchers, so no two matchers ever give one
+	// writer-reader pair the same data tag.
+	self, nmatch := 0, int64(e.cfg.MatcherCount(mf.nWriters))
+	for i, w := range mf.writers {
+		if w == e.world.Rank() {
+			self = i
+		}
+	}
 	byWriter := map[int][]tagged{}
+	rr := &roundRec{reads: reads}
 	for _, t := range s.Transfers {
-		tag := dataTag(mf.fileID, mf.nextID)
+		id := mf.nextID*nmatch + int64(self)
 		mf.nextID++
-		byWriter[t.Writer] = append(byWriter[t.Writer], tagged{T: t, Tag: tag, Peer: m.From})
-		reply.Sched = append(reply.Sched, tagged{T: t, Tag: tag, Peer: mf.writers[t.Writer]})
+		rr.maxID = mf.nextID
+		byWriter[t.Writer] = append(byWriter[t.Writer], tagged{T: t, ID: id, Peer: m.From})
+		reply.Sched = append(reply.Sched, tagged{T: t, ID: id, Peer: mf.writers[t.Writer]})
 	}
 	reply.Missing = s.Uncovered
-	for w, ts := range byWriter {
-		if err := e.send(mf.writers[w], &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Sched: ts}); err != nil {
+	reply.Record = ep.record
+	for w := range mf.writers {
+		ts, any := byWriter[w]
+		// When recording, every writer hears about every round, so stale
+		// records of rounds that no longer involve it are replaced.
+		if !any && !ep.record {
+			continue
+		}
+		if any {
+			rr.writers = append(rr.writers, w)
+		}
+		msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, Sched: ts, Peer: m.From, Record: ep.record}
+		if err := e.send(mf.writers[w], msg); err != nil {
 			return err
 		}
+	}
+	if ep.record {
+		ep.rec.rounds[rk] = rr
 	}
 	return e.send(m.From, reply)
 }
@@ -148,6 +247,12 @@ func (e *engine) finishEpochs(mf *mfile) error {
 			if err := e.send(w, &envelope{Kind: kEpochDone, Path: mf.key.Path, Session: mf.key.Session, Epoch: n}); err != nil {
 				return err
 			}
+		}
+		if ep.record {
+			e.mrecs.Put(ep.key, 0, ep.rec)
+		}
+		if f := e.files[mf.key.Path]; f != nil && f.session == mf.key.Session && f.role == roleWriter {
+			f.st.MatchTime += ep.matchTime
 		}
 		delete(mf.epochs, n)
 		if ep.closing {

@@ -61,14 +61,18 @@ type envelope struct {
 	Sched    []tagged
 	Missing  []matcher.Uncovered
 	Err      string // matcher-side failure reported to the peer
+	Section  int    // [FILE] section index, for replay records
+	Replay   bool   // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
+	Record   bool   // replay is on for this section and round: record the outcome
+	Peer     int    // replay schedule: the reader's world rank
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.
 type tagged struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	T        matcher.Transfer
-	Tag      int
-	Peer     int // world rank of the other side: the reader in a schedule, the writer in an expect
+	ID       int64 // transfer id: the data tag is dataTag(fileID, ID)
+	Peer     int   // world rank of the other side: the reader in a schedule, the writer in an expect
 }
 
 func (m *envelope) key() sessKey { return sessKey{m.Path, m.Session} }

@@ -13,7 +13,7 @@ func sampleEnvelopes() []*envelope {
 		{Kind: kHeader, Path: "out/a.nc", Session: 1, FileID: 3, Header: []byte{0x80}, Ranks: []int{5, 6}},
 		{Kind: kWriteReqs, Path: "a.nc", Epoch: 2, NumRecs: 4, Writes: []matcher.Write{{Rank: 1, Var: 2, Seq: 9, Box: box}}, Ranks: []int{1, 4}},
 		{Kind: kReadReqs, Path: "a.nc", Round: 3, Reads: []matcher.Read{{Rank: 0, Var: 2, ID: 7, Box: box}}, Final: true, Ranks: []int{0, 2}},
-		{Kind: kExpect, Path: "a.nc", Sched: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, Tag: dataTag(3, 11), Peer: 4}},
+		{Kind: kExpect, Path: "a.nc", Sched: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, ID: 11, Peer: 4}},
 			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}},
 		{Kind: kEpochDone, Path: "a.nc", Epoch: 1, Err: "boom"},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/couplet-hpc/couplet/matcher"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/replay"
 )
 
 // readReq is a get waiting for its round: its pieces and the step that moves
@@ -44,7 +45,7 @@ func (f *File) Get(reqs []nc.Access, collective bool) error {
 	}
 	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
-	return f.readRound([]*readReq{f.newReadReq(reqs)}, false, false)
+	return f.readRound([]*readReq{f.newReadReq(reqs)}, false, false, collective)
 }
 
 // IGet queues nonblocking gets until Wait or Transfer.
@@ -78,7 +79,7 @@ func (f *File) Wait(ids []int, collective bool) ([]error, error) {
 		delete(f.igets, id)
 		batch = append(batch, r)
 	}
-	err := f.readRound(batch, false, false)
+	err := f.readRound(batch, false, false, collective)
 	for i := range st {
 		if st[i] == nil {
 			st[i] = err
@@ -129,27 +130,53 @@ func (f *File) pendingGets() []*readReq {
 // readRound sends the reads of reqs to the matchers, waits for what each
 // matcher scheduled, receives the boxes straight into the buffers, and then
 // converts or fills. final ends the reader's epoch; closing ends its session.
-func (f *File) readRound(reqs []*readReq, final, closing bool) error {
+// Collective rounds take part in replay: when every reader matches its record
+// the reads are not sent, and matchers whose writers also match answer from
+// the record without matching.
+func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error {
 	e := f.e
 	start := time.Now()
-	M := f.part.Matchers()
-	per := make([][]matcher.Read, M)
+	var all []*piece
 	for _, r := range reqs {
 		for _, p := range r.pieces {
 			f.byID[p.id] = p
-			for _, pc := range f.part.Split(p.varid, p.box) {
-				per[pc.Matcher] = append(per[pc.Matcher], matcher.Read{Rank: f.me, Var: p.varid, ID: p.id, Box: pc.Box})
-			}
-			f.st.Requests++
+			all = append(all, p)
 		}
 	}
+	f.st.Requests += int64(len(all))
 	round := f.round
 	f.round++
-	replies := 0
+	// Only collective, non-closing rounds replay: the agreement is a collective
+	// call, so every rank of the group must take the same branch.
+	record := f.fc.ReplayIO && collective && !closing
+	key := f.replayKey(round)
+	sig := f.signature(all)
+	var old, rec readerRec
+	have := false
+	if record {
+		var err error
+		old, have = e.rrecs.Lookup(key, sig)
+		if have, err = agree(f.group, have); err != nil {
+			return err
+		}
+		rec = readerRec{}
+	}
+	M := f.part.Matchers()
+	per := make([][]matcher.Read, M)
+	for _, p := range all {
+		if have {
+			break // the matchers hold these reads from the recorded round
+		}
+		for _, pc := range f.part.Split(p.varid, p.box) {
+			per[pc.Matcher] = append(per[pc.Matcher], matcher.Read{Rank: f.me, Var: p.varid, ID: p.id, Box: pc.Box})
+		}
+	}
+	replies, hits := 0, 0
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kReadReqs, Path: f.path, Session: f.session, Epoch: f.epoch, Round: round,
-			Reads: per[m], Final: final, Closing: closing, Ranks: []int{f.me, len(f.world)}}
-		if len(per[m]) > 0 || !closing {
+			Reads: per[m], Final: final, Closing: closing, Ranks: []int{f.me, len(f.world)},
+			Section: f.fc.Index, Replay: have, Record: record}
+		if len(per[m]) > 0 || have || !closing {
 			replies++
 		}
 		if err := e.send(f.peers[m], msg); err != nil {
@@ -179,6 +206,15 @@ func (f *File) readRound(reqs []*readReq, final, closing bool) error {
 			if m.Err != "" {
 				errs = append(errs, fmt.Errorf("dtf: %s: matcher: %s", f.path, m.Err))
 			}
+			if m.Replay {
+				hits++
+				if m = old[m.From]; m == nil {
+					return false, fmt.Errorf("dtf: %s: a matcher replays round %d, which this reader has no record of", f.path, round)
+				}
+			}
+			if rec != nil {
+				rec[m.From] = &envelope{Sched: m.Sched, Missing: m.Missing, From: m.From}
+			}
 			missing = append(missing, m.Missing...)
 			for _, t := range m.Sched {
 				d, err := f.postRecv(t)
@@ -204,11 +240,18 @@ func (f *File) readRound(reqs []*readReq, final, closing bool) error {
 			errs = append(errs, fin())
 		}
 	}
+	err = errors.Join(errs...)
+	if record && err == nil {
+		e.rrecs.Put(key, sig, rec)
+		if f.st.Replay != ReplayMiss {
+			f.st.Replay = outcomeOf(replay.Decide(true, hits == replies && replies > 0))
+		}
+	}
 	if final || closing {
-		f.flushStats(errors.Join(errs...))
+		f.flushStats(err)
 		f.epoch++
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // postRecv starts receiving one scheduled box straight into its piece's buffer.
@@ -222,7 +265,7 @@ func (f *File) postRecv(t tagged) (*dataMsg, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := mpi.IrecvType(f.e.world, p.data, dt, t.Peer, t.Tag)
+	q, err := mpi.IrecvType(f.e.world, p.data, dt, t.Peer, dataTag(f.fileID, t.ID))
 	if err != nil {
 		dt.Free()
 		return nil, err

@@ -31,7 +31,7 @@ func (f *File) transfer() error {
 	if f.role == roleWriter {
 		return f.endWriterEpoch(false)
 	}
-	return f.readRound(f.pendingGets(), true, false)
+	return f.readRound(f.pendingGets(), true, false, true)
 }
 
 // TransferAll ends the epoch of every open coupled file, in path order; both
@@ -72,15 +72,25 @@ func (f *File) Close() error {
 	if f.role == roleWriter {
 		err = f.endWriterEpoch(true)
 	} else {
-		err = f.readRound(f.pendingGets(), true, true)
+		err = f.readRound(f.pendingGets(), true, true, true)
 	}
 	f.closed = true
-	h := e.hist[f.path]
-	h.sessions++
-	h.hdr = f.hdr
 	delete(e.files, f.path)
-	e.dropStale(f.path, h.sessions)
+	e.endSession(f.path, f.fc, f.hdr)
 	return err
+}
+
+// endSession counts a finished session of path and frees the path's state
+// once it has had num_sessions sessions, so a file per cycle costs nothing
+// after its cycle.
+func (e *engine) endSession(path string, fc *FileConfig, hdr *nc.Header) {
+	h := e.hist[path]
+	h.sessions++
+	h.hdr = hdr
+	e.dropStale(path, h.sessions)
+	if h.sessions >= max(1, fc.NumSessions) {
+		delete(e.hist, path)
+	}
 }
 
 // dropStale forgets parked messages of sessions of path that have ended here,
@@ -101,6 +111,7 @@ func (e *engine) dropStale(path string, sessions int) {
 type FileSession struct {
 	e       *engine
 	path    string
+	fc      *FileConfig
 	group   mpi.Comm
 	writer  bool
 	session int
@@ -126,7 +137,7 @@ func BeginFileSession(comm mpi.Comm, path string, writer bool) (*FileSession, er
 		h = &pathHistory{}
 		e.hist[path] = h
 	}
-	s := &FileSession{e: e, path: path, group: comm, writer: writer, session: h.sessions, peer: e.peerOf(fc)}
+	s := &FileSession{e: e, path: path, fc: fc, group: comm, writer: writer, session: h.sessions, peer: e.peerOf(fc)}
 	if writer {
 		return s, nil
 	}
@@ -145,7 +156,7 @@ func (s *FileSession) End() error {
 	e := s.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.hist[s.path].sessions++
+	e.endSession(s.path, s.fc, nil)
 	if !s.writer || s.group.Rank() != 0 {
 		return nil
 	}

@@ -2,11 +2,13 @@ package dtf
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/replay"
 )
 
 // recordWrites turns accesses into write pieces. Data is copied when copyData
@@ -167,16 +169,35 @@ func (f *File) waitPuts(ids []int) []error {
 func (f *File) endWriterEpoch(closing bool) error {
 	e := f.e
 	start := time.Now()
+	key, sig := f.replayKey(-1), f.signature(f.writes)
+	outcome := replay.Off
+	if f.fc.ReplayIO {
+		old, have := e.wrecs.Lookup(key, sig)
+		all, err := agree(f.group, have)
+		if err != nil {
+			return err
+		}
+		outcome = replay.Decide(true, all)
+		f.wrec = writerRec{}
+		if all {
+			f.wrec = maps.Clone(old)
+		}
+	}
+	hit := outcome == replay.Hit
 	M := f.part.Matchers()
 	per := make([][]matcher.Write, M)
 	for _, p := range f.writes {
+		if hit {
+			break // the matchers hold these writes from the recorded epoch
+		}
 		for _, pc := range f.part.Split(p.varid, p.box) {
 			per[pc.Matcher] = append(per[pc.Matcher], matcher.Write{Rank: f.me, Var: p.varid, Seq: p.id, Box: pc.Box})
 		}
 	}
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
-			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)}}
+			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)},
+			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO}
 		if err := e.send(f.world[m], msg); err != nil {
 			return err
 		}
@@ -203,8 +224,12 @@ func (f *File) endWriterEpoch(closing bool) error {
 		return done == M && len(f.dataSends) == 0, nil
 	})
 	f.st.TransferTime = time.Since(start)
+	f.st.Replay = outcomeOf(outcome)
 	if err == nil {
 		err = peerErr
+	}
+	if err == nil && f.fc.ReplayIO {
+		e.wrecs.Put(key, sig, f.wrec)
 	}
 	f.writes = f.writes[:0]
 	clear(f.bySeq)
@@ -217,7 +242,18 @@ func (f *File) endWriterEpoch(closing bool) error {
 // buffers with subarray datatypes.
 func (f *File) onSchedule(m *envelope) error {
 	f.st.MsgsRecv++
-	for _, t := range m.Sched {
+	sk := schedKey{m.From, m.Peer, m.Round}
+	sched := m.Sched
+	switch {
+	case m.Replay:
+		var ok bool
+		if sched, ok = f.wrec[sk]; !ok {
+			return fmt.Errorf("dtf: %s: matcher world rank %d replays round %d of reader world rank %d, which this writer has no record of", f.path, m.From, m.Round, m.Peer)
+		}
+	case m.Record && f.wrec != nil:
+		f.wrec[sk] = sched
+	}
+	for _, t := range sched {
 		p := f.bySeq[t.T.Seq]
 		if p == nil {
 			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
@@ -227,7 +263,7 @@ func (f *File) onSchedule(m *envelope) error {
 		if err != nil {
 			return err
 		}
-		q, err := mpi.IsendType(f.e.world, p.data, dt, t.Peer, t.Tag)
+		q, err := mpi.IsendType(f.e.world, p.data, dt, t.Peer, dataTag(f.fileID, t.ID))
 		if err != nil {
 			dt.Free()
 			return fmt.Errorf("dtf: %s: send %s of %s to world rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)

@@ -33,6 +33,9 @@ var (
 	nx      = flag.Int64("nx", 11, "global columns")
 	cycles  = flag.Int("cycles", 3, "cycles or epochs")
 	fill    = flag.Bool("fill", false, "uncovered: expect the fill value instead of an error")
+	change  = flag.Int("change", -1, "cycles: from this cycle on the readers use -rgrid2 and the writers add a variable")
+	rgrid2  = flag.String("rgrid2", "1x3", "cycles: reader grid after -change")
+	flip    = flag.Bool("flip", false, "cycles: the reader writes the file back and the writer reads it (roles flip)")
 )
 
 // env is what every scenario gets.
@@ -53,6 +56,7 @@ var cases = map[string]func(env) error{
 	"epochs":      caseEpochs,
 	"pattern":     casePattern,
 	"uncovered":   caseUncovered,
+	"cycles":      caseCycles,
 }
 
 func main() {
@@ -626,4 +630,104 @@ func caseUncovered(e env) error {
 		return err
 	}
 	return f.Close()
+}
+
+// caseCycles is the iterative workflow replay serves: one file per cycle with
+// the same pattern, read with iget + wait_all; optionally the pattern changes
+// at cycle -change, and with -flip the reader writes the file back in a second
+// session that the writer reads.
+func caseCycles(e env) error {
+	for k := 0; k < *cycles; k++ {
+		path := fileName(fmt.Sprintf("cycle_%03d.nc", k))
+		changed := *change >= 0 && k >= *change
+		names := []string{"T"}
+		if changed {
+			names = append(names, "U")
+		}
+		if e.writer {
+			if err := cycleWrite(e, path, names, *wgrid, k); err != nil {
+				return fmt.Errorf("cycle %d: %w", k, err)
+			}
+			if *flip {
+				if err := cycleReadBack(e, path, *wgrid, k); err != nil {
+					return fmt.Errorf("cycle %d read-back: %w", k, err)
+				}
+			}
+			continue
+		}
+		grid := *rgrid
+		if changed {
+			grid = *rgrid2
+		}
+		if err := cycleRead(e, path, len(names), grid, k); err != nil {
+			return fmt.Errorf("cycle %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func cycleWrite(e env, path string, names []string, grid string, k int) error {
+	f, err := define(e, path, nc.DOUBLE, names...)
+	if err != nil {
+		return err
+	}
+	st, ct := block(grid, e.rank, *ny, *nx)
+	for v := range names {
+		if err := pnetcdf.PutVaraAll(f, v, st, ct, fillBlock[float64](v+k, st, ct, *nx)); err != nil {
+			return err
+		}
+	}
+	return f.Close()
+}
+
+func cycleRead(e env, path string, nvars int, grid string, k int) error {
+	f, err := pnetcdf.Open(e.comm, path, nc.NOWRITE)
+	if err != nil {
+		return err
+	}
+	st, ct := block(grid, e.rank, *ny, *nx)
+	bufs := make([][]float64, nvars)
+	for v := range bufs {
+		bufs[v] = make([]float64, ct[0]*ct[1])
+		if _, err := pnetcdf.IGetVara(f, v, st, ct, bufs[v]); err != nil {
+			return err
+		}
+	}
+	if _, err := f.WaitAll(nc.REQ_ALL, nil); err != nil {
+		return err
+	}
+	for v := range bufs {
+		if err := checkBlock(fmt.Sprintf("var %d", v), v+k, st, ct, *nx, bufs[v]); err != nil {
+			return err
+		}
+		digest(e, fmt.Sprintf("cycle%d.var%d", k, v), nc.Bytes(bufs[v]))
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if !*flip {
+		return nil
+	}
+	// Second session: the reader becomes the writer of the analysis.
+	f, err = pnetcdf.Open(e.comm, path, nc.WRITE)
+	if err != nil {
+		return err
+	}
+	if err := pnetcdf.PutVaraAll(f, 0, st, ct, fillBlock[float64](k+50, st, ct, *nx)); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func cycleReadBack(e env, path, grid string, k int) error {
+	f, err := pnetcdf.Open(e.comm, path, nc.NOWRITE)
+	if err != nil {
+		return err
+	}
+	st, ct := block(grid, e.rank, *ny, *nx)
+	got := make([]float64, ct[0]*ct[1])
+	if err := pnetcdf.GetVaraAll(f, 0, st, ct, got); err != nil {
+		return err
+	}
+	return errors.Join(checkBlock("analysis", k+50, st, ct, *nx, got), f.Close())
 }

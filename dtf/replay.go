@@ -1,0 +1,74 @@
+package dtf
+
+import (
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/replay"
+)
+
+// schedKey names what one matcher scheduled for one writer in one reader round.
+type schedKey struct{ matcher, reader, round int }
+
+// writerRec is a writer's replay record of an epoch: its sends, per round.
+type writerRec map[schedKey][]tagged
+
+// readerRec is a reader's replay record of a round: each matcher's reply.
+type readerRec map[int]*envelope
+
+// stores are the replay records a process keeps in each of its roles.
+type stores struct {
+	wrecs *replay.Store[writerRec]
+	rrecs *replay.Store[readerRec]
+	mrecs *replay.Store[*matchRec]
+}
+
+func newStores() stores {
+	return stores{replay.NewStore[writerRec](), replay.NewStore[readerRec](), replay.NewStore[*matchRec]()}
+}
+
+// replayKey names this file's record for an epoch and round (-1: the writer's).
+func (f *File) replayKey(round int) replay.Key {
+	return replay.Key{Section: f.fc.Index, Slot: f.session % max(1, f.fc.NumSessions), Epoch: f.epoch, Round: round}
+}
+
+// slotOf maps a session to its record slot for a section named in a message.
+func (e *engine) slotOf(section, session int) int {
+	if section < 0 || section >= len(e.cfg.Files) {
+		return session
+	}
+	return session % max(1, e.cfg.Files[section].NumSessions)
+}
+
+// signature hashes the requests this rank makes in an epoch or round, with
+// the ranks involved, so any change of decomposition or variables shows.
+func (f *File) signature(ps []*piece) uint64 {
+	s := replay.NewSigner()
+	s.Add(int64(f.part.Matchers()))
+	for _, w := range f.world {
+		s.Add(int64(w))
+	}
+	for _, w := range f.peers {
+		s.Add(int64(w))
+	}
+	for _, p := range ps {
+		s.Add(int64(p.varid), int64(f.hdr.Vars[p.varid].Type), p.id)
+		s.AddInts(p.box.Start)
+		s.AddInts(p.box.Count)
+	}
+	return s.Sum()
+}
+
+// agree is the one cheap agreement step: true only if every rank of the
+// group holds a matching record.
+func agree(group mpi.Comm, mine bool) (bool, error) {
+	in, out := []int64{0}, []int64{0}
+	if mine {
+		in[0] = 1
+	}
+	if err := mpi.AllreduceInt64(group, in, out, mpi.Min); err != nil {
+		return false, err
+	}
+	return out[0] == 1, nil
+}
+
+// outcomeOf converts a replay outcome for the statistics.
+func outcomeOf(o replay.Outcome) ReplayOutcome { return ReplayOutcome(o.String()) }

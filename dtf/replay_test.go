@@ -1,0 +1,97 @@
+package dtf_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+)
+
+// runCycles runs the cycles scenario and returns the readers' digests and
+// the per-cycle replay outcomes of the given role.
+func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra ...string) (digests []string, outcomes map[int]map[string]int) {
+	t.Helper()
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.jsonl")
+	cfg := writeConfig(t, dir, "transfer", append(extra, "stats_path = "+stats)...)
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(b, fmt.Sprintf("replay_io = %d\n%s\n", replayIO, fileKeys)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := mpitest.Build(t, prog)
+	a := append([]string{"-cfg", cfg, "-dir", dir, "-case", "cycles"}, args...)
+	out := mpitest.Run(t, 3*time.Minute, mpitest.App{NP: 4, Prog: bin, Args: a}, mpitest.App{NP: 3, Prog: bin, Args: a})
+	digests = digestRE.FindAllString(out, -1)
+	sort.Strings(digests)
+	f, err := os.Open(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := dtf.ReadStats(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes = map[int]map[string]int{}
+	for _, r := range recs {
+		var k int
+		fmt.Sscanf(filepath.Base(r.File), "cycle_%d.nc", &k)
+		key := k*10 + r.Session
+		if outcomes[key] == nil {
+			outcomes[key] = map[string]int{}
+		}
+		outcomes[key][r.Role+":"+string(r.Replay)]++
+	}
+	return digests, outcomes
+}
+
+func TestReplayHitsAfterFirstCycle(t *testing.T) {
+	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1"}
+	on, stats := runCycles(t, 1, "", args, "num_matchers = 2")
+	off, _ := runCycles(t, 0, "", args, "num_matchers = 2")
+	if len(on) != 4*3 || strings.Join(on, "\n") != strings.Join(off, "\n") {
+		t.Fatalf("replay changed the data:\non:\n%s\noff:\n%s", strings.Join(on, "\n"), strings.Join(off, "\n"))
+	}
+	for k := 0; k < 4; k++ {
+		want := "hit"
+		if k == 0 {
+			want = "miss"
+		}
+		got := stats[k*10]
+		if got["writer:"+want] != 4 || got["reader:"+want] != 3 {
+			t.Errorf("cycle %d: outcomes %v, want every rank %s", k, got, want)
+		}
+	}
+}
+
+func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
+	_, stats := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
+	want := []string{"miss", "hit", "miss", "hit", "hit"}
+	for k, w := range want {
+		if got := stats[k*10]; got["reader:"+w] != 3 {
+			t.Errorf("cycle %d: outcomes %v, want readers %s", k, got, w)
+		}
+	}
+}
+
+func TestReplayWithRolesFlipping(t *testing.T) {
+	_, stats := runCycles(t, 1, "num_sessions = 2", []string{"-cycles", "3", "-flip", "-wgrid", "2x2", "-rgrid", "3x1"})
+	// Session 1 of each cycle's file is written by the original reader.
+	for k := 1; k < 3; k++ {
+		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+			t.Errorf("cycle %d session 0: outcomes %v, want 4 writers and 3 readers to hit", k, got)
+		}
+		if got := stats[k*10+1]; got["writer:hit"] != 3 || got["reader:hit"] != 4 {
+			t.Errorf("cycle %d session 1: outcomes %v, want the 3 new writers and 4 new readers to hit", k, got)
+		}
+	}
+}
