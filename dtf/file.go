@@ -58,6 +58,7 @@ type File struct {
 	round     int
 	recsEpoch int              // epoch+1 whose record count is known; 0 = none
 	igets     map[int]*readReq // nonblocking get id -> request, until waited
+	served    map[int]struct{} // get ids completed by Transfer, until waited
 	byID      map[int64]*piece
 	nextID    int64
 
@@ -146,7 +147,7 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 		e.hist[path] = h
 	}
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
-		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, byID: map[int64]*piece{},
+		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}, indef: r == roleWriter}
 	world := make([]int64, comm.Size())
 	if err := mpi.Allgather(comm, []int64{int64(e.world.Rank())}, world); err != nil {
@@ -260,15 +261,17 @@ func (f *File) resetStats() {
 		Rank: f.me, Comp: f.e.cfg.CompNames[f.e.comp], Replay: ReplayOff, Start: time.Now()}
 }
 
-// flushStats writes this epoch's record and starts the next one.
-func (f *File) flushStats(err error) {
+// endEpoch writes this epoch's statistics (an epoch that moved nothing, such
+// as the close after a final Transfer, leaves no record) and starts the next.
+func (f *File) endEpoch(err error) {
 	f.st.End = time.Now()
 	if err != nil {
 		f.st.Error = err.Error()
 	}
-	if f.e.stats != nil {
+	if f.e.stats != nil && (f.st.Requests > 0 || f.st.Bytes > 0 || err != nil) {
 		_ = f.e.stats.Write(f.st)
 	}
+	f.epoch++
 	f.resetStats()
 }
 

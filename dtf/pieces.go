@@ -2,6 +2,7 @@ package dtf
 
 import (
 	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 )
 
@@ -26,6 +27,15 @@ func (p *piece) subarrayStart(b matcher.Box) []int64 {
 		s[d] = p.bufStart[d] + b.Start[d] - p.box.Start[d]
 	}
 	return s
+}
+
+// subarray builds the datatype that moves sub-box b of p in place. A scalar
+// variable is a one-element array to MPI.
+func (p *piece) subarray(esize int, b matcher.Box) (*mpi.Datatype, error) {
+	if len(p.bufShape) == 0 {
+		return mpi.NewSubarray(esize, []int64{1}, []int64{1}, []int64{0})
+	}
+	return mpi.NewSubarray(esize, p.bufShape, b.Count, p.subarrayStart(b))
 }
 
 // splitStrided cuts an access into pieces over data, one per combination of

@@ -73,7 +73,11 @@ func (f *File) Wait(ids []int, collective bool) ([]error, error) {
 	for i, id := range ids {
 		r, ok := f.igets[id]
 		if !ok {
-			st[i] = nc.EINVAL_REQUEST
+			if _, served := f.served[id]; served {
+				delete(f.served, id) // completed by Transfer: waiting on it is a no-op, as in DTF
+			} else {
+				st[i] = nc.EINVAL_REQUEST
+			}
 			continue
 		}
 		delete(f.igets, id)
@@ -117,12 +121,14 @@ func (f *File) Cancel(ids []int) ([]error, error) {
 	return st, nil
 }
 
-// pendingGets takes every queued nonblocking get.
+// pendingGets takes every queued nonblocking get; their ids stay valid for a
+// later Wait, which then has nothing left to do.
 func (f *File) pendingGets() []*readReq {
 	var out []*readReq
 	for id, r := range f.igets {
 		out = append(out, r)
 		delete(f.igets, id)
+		f.served[id] = struct{}{}
 	}
 	return out
 }
@@ -248,8 +254,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		}
 	}
 	if final || closing {
-		f.flushStats(err)
-		f.epoch++
+		f.endEpoch(err)
 	}
 	return err
 }
@@ -261,7 +266,7 @@ func (f *File) postRecv(t tagged) (*dataMsg, error) {
 		return nil, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
 	}
 	esize := f.hdr.Vars[p.varid].Type.Size()
-	dt, err := mpi.NewSubarray(esize, p.bufShape, t.T.Box.Count, p.subarrayStart(t.T.Box))
+	dt, err := p.subarray(esize, t.T.Box)
 	if err != nil {
 		return nil, err
 	}

@@ -233,8 +233,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 	}
 	f.writes = f.writes[:0]
 	clear(f.bySeq)
-	f.flushStats(err)
-	f.epoch++
+	f.endEpoch(err)
 	return err
 }
 
@@ -259,7 +258,7 @@ func (f *File) onSchedule(m *envelope) error {
 			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
 		}
 		esize := f.hdr.Vars[p.varid].Type.Size()
-		dt, err := mpi.NewSubarray(esize, p.bufShape, t.T.Box.Count, p.subarrayStart(t.T.Box))
+		dt, err := p.subarray(esize, t.T.Box)
 		if err != nil {
 			return err
 		}

@@ -295,14 +295,25 @@ func getTyped(f *pnetcdf.File, v int, t nc.Type, st, ct []int64) error {
 	return fmt.Errorf("type %v", t)
 }
 
-// writeT writes variable T (index 0) in the writer's blocks.
+// writeT writes variable T (index 0) in the writer's blocks, and a scalar
+// (index 1) with put_var1.
 func writeT(e env, path string) error {
-	f, err := define(e, path, nc.DOUBLE, "T")
+	f, err := pnetcdf.Create(e.comm, path, nc.CLOBBER|nc.BIT64_DATA)
 	if err != nil {
+		return err
+	}
+	y, _ := f.DefDim("y", *ny)
+	x, _ := f.DefDim("x", *nx)
+	f.DefVar("T", nc.DOUBLE, []int{y, x})
+	f.DefVar("scalar", nc.INT64, nil)
+	if err := f.EndDef(); err != nil {
 		return err
 	}
 	st, ct := block(*wgrid, e.rank, *ny, *nx)
 	if err := pnetcdf.PutVaraAll(f, 0, st, ct, fillBlock[float64](0, st, ct, *nx)); err != nil {
+		return err
+	}
+	if err := pnetcdf.PutVar1All(f, 1, nil, []int64{42}); err != nil {
 		return err
 	}
 	return f.Close()
@@ -369,6 +380,12 @@ func caseFamilies(e env) error {
 		}
 	}
 	expect("varn", varn, func(i int) float64 { return want[i] })
+
+	scalar := []int64{0}
+	errs = append(errs, pnetcdf.GetVarAll(f, 1, scalar))
+	if scalar[0] != 42 {
+		errs = append(errs, fmt.Errorf("scalar = %d, want 42", scalar[0]))
+	}
 	return errors.Join(append(errs, f.Close())...)
 }
 
@@ -533,11 +550,16 @@ func caseEpochs(e env) error {
 		}
 		st, ct := block(*rgrid, e.rank, *ny, *nx)
 		got := make([]float64, ct[0]*ct[1])
-		if _, err := pnetcdf.IGetVara(f, 0, st, ct, got); err != nil {
+		id, err := pnetcdf.IGetVara(f, 0, st, ct, got)
+		if err != nil {
 			return err
 		}
 		if err := dtf.Transfer(path); err != nil {
 			return fmt.Errorf("epoch %d: %w", k, err)
+		}
+		// Transfer served the request; a PnetCDF program still waits on it.
+		if st, err := f.WaitAll(1, []int{id}); err != nil || st[0] != nil {
+			return fmt.Errorf("epoch %d: wait after Transfer: %v %v", k, err, st)
 		}
 		if err := checkBlock(fmt.Sprintf("epoch %d", k), k, st, ct, *nx, got); err != nil {
 			return err

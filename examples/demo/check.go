@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
+)
+
+// stepFiles lists the step files a run of j writes, in step order.
+func stepFiles(j job) []string {
+	var out []string
+	for _, s := range heatfile.OutputSteps(j.steps, j.every) {
+		out = append(out, heatfile.FileName(j.out, s))
+	}
+	return out
+}
+
+// wantBytes is what the readers of one step file receive in all: T
+// (double) and flux (float) once over the bands, and the step scalar
+// (int64) once per reader rank.
+func wantBytes(j job) int64 {
+	return int64(j.nx)*int64(j.ny)*(8+4) + int64(j.readers)*8
+}
+
+// checkTransfer checks a transfer-mode run: no step file reached the disk,
+// and the dtf statistics account for every step file's bytes.
+func checkTransfer(j job, statsPath string) ([]string, error) {
+	files := stepFiles(j)
+	if len(files) == 0 {
+		return nil, errNoSteps
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			return nil, fmt.Errorf("transfer mode wrote %s to disk", f)
+		}
+	}
+	report := []string{fmt.Sprintf("transfer mode: none of the %d step files touched the disk", len(files))}
+	if statsPath == "" {
+		return report, nil
+	}
+	sums, err := readStats(statsPath)
+	if err != nil {
+		return report, err
+	}
+	got := map[string]int64{}
+	for _, s := range sums {
+		got[s.File] += s.Bytes
+		report = append(report, fmt.Sprintf("dtf stats %s epoch %d: %.1f MB to %d readers, %d requests, %d messages, match %.1f ms, transfer %.1f ms",
+			filepath.Base(s.File), s.Epoch, float64(s.Bytes)/1e6, s.Readers, s.Requests, s.Msgs,
+			s.MaxMatch.Seconds()*1e3, s.MaxTransfer.Seconds()*1e3))
+		if s.Errors > 0 {
+			return report, fmt.Errorf("dtf stats: %d errors in %s epoch %d", s.Errors, s.File, s.Epoch)
+		}
+	}
+	for _, f := range files {
+		if got[f] != wantBytes(j) {
+			return report, fmt.Errorf("dtf stats: %s delivered %d bytes to the readers, want %d", f, got[f], wantBytes(j))
+		}
+	}
+	return report, nil
+}
+
+// readStats reads and summarises a run's statistics file.
+func readStats(path string) ([]dtf.EpochSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dtf stats: %w", err)
+	}
+	defer f.Close()
+	recs, err := dtf.ReadStats(f)
+	if err != nil {
+		return nil, err
+	}
+	return dtf.SummarizeStats(recs), nil
+}
+
+// checkFiles checks a file-mode run: every step file exists and the last
+// one passes ncvalidator.
+func checkFiles(j job) ([]string, error) {
+	files := stepFiles(j)
+	if len(files) == 0 {
+		return nil, errNoSteps
+	}
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, fmt.Errorf("file mode: %w", err)
+		}
+		total += st.Size()
+	}
+	report := []string{fmt.Sprintf("file mode: %d step files on disk, %.1f MB", len(files), float64(total)/1e6)}
+	last := files[len(files)-1]
+	out, err := exec.Command("ncvalidator", last).CombinedOutput()
+	msg := strings.TrimSpace(string(out))
+	if err != nil {
+		return report, fmt.Errorf("ncvalidator %s: %v: %s", last, err, msg)
+	}
+	return append(report, "ncvalidator: "+msg), nil
+}
