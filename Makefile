@@ -49,9 +49,14 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# Runs every fuzz target for FUZZTIME (default 60s) each; crashers land in testdata/fuzz.
 fuzz:
-	@for t in $$($(GO) test -list '^Fuzz' ./... 2>/dev/null | grep -E '^(Fuzz|ok)' ); do :; done; \
-	$(GO) run ./internal/tools/fuzzall -time $${FUZZTIME:-60s}
+	@set -e; for d in $$(grep -rl '^func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+	    echo "fuzz: $$d $$f ($${FUZZTIME:-60s})"; \
+	    $(GO) test $$d -run '^$$' -fuzz "^$$f$$" -fuzztime $${FUZZTIME:-60s}; \
+	  done; \
+	done
 
 clean:
 	rm -rf $(BIN)

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/vmihailenco/msgpack/v5"
+	codec "github.com/couplet-hpc/couplet/internal/wire"
 )
 
 // Op names a message kind.
@@ -107,7 +107,7 @@ var ErrMalformed = errors.New("wire: malformed message")
 
 // Write encodes m as one frame on w.
 func Write(w io.Writer, m *Msg) error {
-	body, err := msgpack.Marshal(m)
+	body, err := codec.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("wire: encode %v: %w", m.Op, err)
 	}
@@ -144,7 +144,7 @@ func Read(r io.Reader) (*Msg, error) {
 // Decode decodes and validates a frame body.
 func Decode(body []byte) (*Msg, error) {
 	var m Msg
-	if err := msgpack.Unmarshal(body, &m); err != nil {
+	if err := codec.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	if err := m.Validate(); err != nil {
@@ -171,12 +171,12 @@ func (m *Msg) Validate() error {
 }
 
 // EncodeMeta encodes metadata for the KVS.
-func EncodeMeta(m *Meta) ([]byte, error) { return msgpack.Marshal(m) }
+func EncodeMeta(m *Meta) ([]byte, error) { return codec.Marshal(m) }
 
 // DecodeMeta decodes metadata read from the KVS.
 func DecodeMeta(b []byte) (*Meta, error) {
 	var m Meta
-	if err := msgpack.Unmarshal(b, &m); err != nil {
+	if err := codec.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%w: metadata: %v", ErrMalformed, err)
 	}
 	if m.Size < 0 || m.Version < 0 {
