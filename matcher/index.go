@@ -1,0 +1,312 @@
+package matcher
+
+import (
+	"math"
+	"slices"
+)
+
+// index finds the write boxes of one variable that overlap a query box.
+//
+// It is a stack of uniform grids. Each grid level has a cell size per
+// dimension taken from the median extent of the boxes it holds, so a
+// block decomposition lands one block per cell and a query touching k
+// blocks visits about k cells: O(1 + k) per query after an O(n log n)
+// worst-case build (O(n) for regular blocks). A box that would occupy many
+// cells of a level is passed up to the next level, whose cells are sized for
+// the larger boxes; each level keeps at least half of the boxes it is given,
+// so there are at most log2(n) levels. Random boxes of mixed sizes thus each
+// sit in a few cells of a level that suits them. Small remainders are kept
+// as plain lists.
+//
+// Coordinates are stored flat (box i, dimension k at i*d+k) with exclusive
+// upper bounds, so queries touch no Box slices.
+type index struct {
+	d      int
+	lo, hi []int64
+	levels []level
+	stamp  []uint32 // stamp[i] == epoch: box i already seen by this query
+	epoch  uint32
+	cur    []int64 // odometer scratch
+	c0, c1 []int64
+}
+
+// level is one grid (or, when cell is nil, a plain list of box ids).
+type level struct {
+	origin, max []int64 // bounding box of the level's boxes
+	cell        []int64 // cell size per dimension
+	stride      []int64 // row-major strides of the cell array
+	cellStart   []int32 // ids of cell c are ids[cellStart[c]:cellStart[c+1]]
+	ids         []int32
+}
+
+// listMax is the size below which a level is a plain list (a variable so
+// tests can force grids on tiny inputs).
+var listMax = 32
+
+// sampleSize is how many boxes are sampled to estimate the median extent.
+const sampleSize = 1025
+
+// newIndex indexes n boxes of d dimensions given flat lo/hi coordinates.
+func newIndex(d, n int, lo, hi []int64) *index {
+	x := &index{d: d, lo: lo, hi: hi, stamp: make([]uint32, n),
+		cur: make([]int64, d), c0: make([]int64, d), c1: make([]int64, d)}
+	rest := make([]int32, n)
+	for i := range rest {
+		rest[i] = int32(i)
+	}
+	for len(rest) > 0 {
+		if len(rest) <= listMax || d == 0 {
+			x.levels = append(x.levels, level{ids: rest})
+			break
+		}
+		lv, over, ok := x.buildGrid(rest)
+		if !ok { // coordinates too wide for a grid
+			x.levels = append(x.levels, level{ids: rest})
+			break
+		}
+		x.levels = append(x.levels, lv)
+		rest = over
+	}
+	return x
+}
+
+// buildGrid puts ids into a grid level and returns the ids that would cover
+// too many of its cells. ok is false if the extent overflows int64.
+func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
+	d := x.d
+	lv.origin = make([]int64, d)
+	lv.max = make([]int64, d)
+	lv.cell = make([]int64, d)
+	lv.stride = make([]int64, d)
+	for k := range d {
+		lv.origin[k], lv.max[k] = math.MaxInt64, math.MinInt64
+	}
+	for _, id := range ids {
+		b := int(id) * d
+		for k := range d {
+			lv.origin[k] = min(lv.origin[k], x.lo[b+k])
+			lv.max[k] = max(lv.max[k], x.hi[b+k])
+		}
+	}
+	ext := make([]int64, d)
+	for k := range d {
+		ext[k] = lv.max[k] - lv.origin[k]
+		if ext[k] <= 0 {
+			return lv, nil, false
+		}
+	}
+	// Cell size: median extent of a sample of the boxes.
+	step := max(1, len(ids)/sampleSize)
+	sample := make([]int64, 0, len(ids)/step+1)
+	for k := range d {
+		sample = sample[:0]
+		for i := 0; i < len(ids); i += step {
+			b := int(ids[i])*d + k
+			sample = append(sample, x.hi[b]-x.lo[b])
+		}
+		slices.Sort(sample)
+		lv.cell[k] = max(1, sample[len(sample)/2])
+	}
+	maxCells := float64(2*len(ids) + 64)
+	maxPer := int64(2) << d // cells one box may occupy on this level
+	ncell := make([]int64, d)
+	for {
+		total := 1.0
+		for k := range d {
+			ncell[k] = (ext[k]-1)/lv.cell[k] + 1
+			total *= float64(ncell[k])
+		}
+		if total > maxCells { // too many cells: coarsen the finest dimension
+			kmax := 0
+			for k := range d {
+				if ncell[k] > ncell[kmax] {
+					kmax = k
+				}
+			}
+			lv.cell[kmax] = doubled(lv.cell[kmax])
+			continue
+		}
+		// Count boxes per cell; a level must keep at least half its boxes.
+		over = over[:0]
+		for _, id := range ids {
+			if x.span(&lv, id) > maxPer {
+				over = append(over, id)
+			}
+		}
+		if 2*len(over) <= len(ids) || total == 1 {
+			break
+		}
+		for k := range d {
+			lv.cell[k] = doubled(lv.cell[k])
+		}
+	}
+	s := int64(1)
+	for k := d - 1; k >= 0; k-- {
+		lv.stride[k] = s
+		s *= ncell[k]
+	}
+	counts := make([]int32, s+1)
+	var kept int
+	for _, id := range ids {
+		if x.span(&lv, id) > maxPer {
+			continue
+		}
+		kept++
+		x.cells(&lv, id, func(c int64) { counts[c+1]++ })
+	}
+	for c := 1; c < len(counts); c++ {
+		counts[c] += counts[c-1]
+	}
+	lv.cellStart = counts
+	lv.ids = make([]int32, counts[len(counts)-1])
+	fill := slices.Clone(counts[:s])
+	for _, id := range ids {
+		if x.span(&lv, id) > maxPer {
+			continue
+		}
+		x.cells(&lv, id, func(c int64) { lv.ids[fill[c]] = id; fill[c]++ })
+	}
+	return lv, slices.Clone(over), true
+}
+
+// doubled returns 2c, saturating.
+func doubled(c int64) int64 {
+	if c > math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return 2 * c
+}
+
+// cellRange sets x.c0/x.c1 to the cells of lv that [lo,hi) touches and
+// reports whether it touches any. lo/hi are flat d-vectors.
+func (x *index) cellRange(lv *level, lo, hi []int64) bool {
+	for k := range x.d {
+		l, h := max(lo[k], lv.origin[k]), min(hi[k], lv.max[k])
+		if l >= h {
+			return false
+		}
+		x.c0[k] = (l - lv.origin[k]) / lv.cell[k]
+		x.c1[k] = (h - 1 - lv.origin[k]) / lv.cell[k]
+	}
+	return true
+}
+
+// span returns how many cells of lv box id occupies.
+func (x *index) span(lv *level, id int32) int64 {
+	b := int(id) * x.d
+	n := int64(1)
+	for k := range x.d {
+		c0 := (x.lo[b+k] - lv.origin[k]) / lv.cell[k]
+		c1 := (x.hi[b+k] - 1 - lv.origin[k]) / lv.cell[k]
+		n *= c1 - c0 + 1
+		if n > 1<<20 {
+			return n
+		}
+	}
+	return n
+}
+
+// cells calls fn with every cell of lv that box id occupies (build only).
+func (x *index) cells(lv *level, id int32, fn func(int64)) {
+	b := int(id) * x.d
+	x.cellRange(lv, x.lo[b:b+x.d], x.hi[b:b+x.d])
+	x.walk(lv, fn)
+}
+
+// walk visits the cells x.c0..x.c1 of lv in row-major order.
+func (x *index) walk(lv *level, fn func(int64)) {
+	d := x.d
+	var c int64
+	for k := range d {
+		x.cur[k] = x.c0[k]
+		c += x.c0[k] * lv.stride[k]
+	}
+	for {
+		fn(c)
+		k := d - 1
+		for ; k >= 0; k-- {
+			if x.cur[k] < x.c1[k] {
+				x.cur[k]++
+				c += lv.stride[k]
+				break
+			}
+			c -= (x.cur[k] - x.c0[k]) * lv.stride[k]
+			x.cur[k] = x.c0[k]
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// overlaps reports whether box id overlaps [lo,hi).
+func (x *index) overlaps(id int32, lo, hi []int64) bool {
+	b := int(id) * x.d
+	bl, bh := x.lo[b:b+x.d], x.hi[b:b+x.d]
+	for k := range bl {
+		if bl[k] >= hi[k] || lo[k] >= bh[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// query appends to out the ids of boxes that overlap [lo,hi), each once,
+// in no particular order. lo/hi are flat d-vectors; the query box must not
+// be empty.
+func (x *index) query(lo, hi []int64, out []int32) []int32 {
+	x.epoch++
+	if x.epoch == 0 { // wrapped: forget old stamps
+		clear(x.stamp)
+		x.epoch = 1
+	}
+	for i := range x.levels {
+		lv := &x.levels[i]
+		if lv.cell == nil {
+			for _, id := range lv.ids {
+				if x.overlaps(id, lo, hi) {
+					out = append(out, id)
+				}
+			}
+			continue
+		}
+		if !x.cellRange(lv, lo, hi) {
+			continue
+		}
+		out = x.queryCells(lv, lo, hi, out)
+	}
+	return out
+}
+
+// queryCells scans the cells x.c0..x.c1 of grid level lv.
+func (x *index) queryCells(lv *level, lo, hi []int64, out []int32) []int32 {
+	d := x.d
+	var c int64
+	for k := range d {
+		x.cur[k] = x.c0[k]
+		c += x.c0[k] * lv.stride[k]
+	}
+	for {
+		for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
+			if x.stamp[id] != x.epoch {
+				x.stamp[id] = x.epoch
+				if x.overlaps(id, lo, hi) {
+					out = append(out, id)
+				}
+			}
+		}
+		k := d - 1
+		for ; k >= 0; k-- {
+			if x.cur[k] < x.c1[k] {
+				x.cur[k]++
+				c += lv.stride[k]
+				break
+			}
+			c -= (x.cur[k] - x.c0[k]) * lv.stride[k]
+			x.cur[k] = x.c0[k]
+		}
+		if k < 0 {
+			return out
+		}
+	}
+}

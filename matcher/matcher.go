@@ -1,0 +1,386 @@
+package matcher
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Matcher collects writes and reads and matches them. The zero value is
+// ready to use. A Matcher is not safe for concurrent use. Boxes passed to
+// AddWrite and AddRead are kept, not copied: do not modify them afterwards.
+type Matcher struct {
+	writes []Write
+	reads  []Read
+}
+
+// NewMatcher returns an empty Matcher.
+func NewMatcher() *Matcher { return &Matcher{} }
+
+// AddWrite records a write. It fails if the box is malformed.
+func (m *Matcher) AddWrite(w Write) error {
+	if err := w.Box.Validate(); err != nil {
+		return fmt.Errorf("write of rank %d, variable %d: %w", w.Rank, w.Var, err)
+	}
+	m.writes = append(m.writes, w)
+	return nil
+}
+
+// AddRead records a read. It fails if the box is malformed.
+func (m *Matcher) AddRead(r Read) error {
+	if err := r.Box.Validate(); err != nil {
+		return fmt.Errorf("read %d of rank %d, variable %d: %w", r.ID, r.Rank, r.Var, err)
+	}
+	m.reads = append(m.reads, r)
+	return nil
+}
+
+// Len returns the number of writes and reads recorded.
+func (m *Matcher) Len() (writes, reads int) { return len(m.writes), len(m.reads) }
+
+// Reset forgets all writes and reads, keeping allocated memory.
+func (m *Matcher) Reset() {
+	clear(m.writes)
+	clear(m.reads)
+	m.writes, m.reads = m.writes[:0], m.reads[:0]
+}
+
+// Match matches writes against reads; see Matcher.Match.
+func Match(writes []Write, reads []Read) (Schedule, error) {
+	m := Matcher{writes: writes, reads: reads}
+	for _, w := range writes {
+		if err := w.Box.Validate(); err != nil {
+			return Schedule{}, fmt.Errorf("write of rank %d, variable %d: %w", w.Rank, w.Var, err)
+		}
+	}
+	for _, r := range reads {
+		if err := r.Box.Validate(); err != nil {
+			return Schedule{}, fmt.Errorf("read %d of rank %d, variable %d: %w", r.ID, r.Rank, r.Var, err)
+		}
+	}
+	return m.Match()
+}
+
+// varWrites holds the non-empty writes of one variable and their index.
+type varWrites struct {
+	d    int
+	ids  []int32 // global write indices, by local index (ascending)
+	seq  []int64 // Seq by local index, for cache-friendly priority tests
+	rank []int   // Rank by local index
+	// shared[i]: some other write of the variable overlaps write i. Only
+	// shared writes need the last-write-wins subtraction.
+	shared []bool
+	idx    *index // built on first use
+}
+
+// Match serves every element of every read with exactly one write: among
+// the writes covering the element, the one with the highest Seq (ties: the
+// higher Rank, then the later added). Parts of reads that no write covers are
+// returned in Schedule.Uncovered. Empty reads produce nothing; writes and
+// reads of one variable must agree on the number of dimensions.
+//
+// Cost: an index build over the writes (linear for block decompositions),
+// then per read O(1 + k) index work for the k writes it overlaps; only reads
+// served by overlapping writes pay for box subtraction.
+func (m *Matcher) Match() (Schedule, error) {
+	if len(m.writes) > math.MaxInt32 || len(m.reads) > math.MaxInt32 {
+		return Schedule{}, fmt.Errorf("matcher: too many requests (%d writes, %d reads)", len(m.writes), len(m.reads))
+	}
+	vars, err := m.groupWrites()
+	if err != nil {
+		return Schedule{}, err
+	}
+	order := m.readOrder()
+
+	var (
+		out       recs
+		coords    arena
+		uncovered []Uncovered
+		cands     []int32
+		lastVar   = math.MinInt
+		vw        *varWrites
+	)
+	var qlo, qhi, ilo, ihi []int64
+	for _, ri := range order {
+		r := &m.reads[ri]
+		if r.Box.Empty() {
+			continue
+		}
+		if r.Var != lastVar || vw == nil {
+			lastVar, vw = r.Var, vars[r.Var]
+		}
+		if vw == nil {
+			uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: []Box{r.Box.Clone()}})
+			continue
+		}
+		d := vw.d
+		if r.Box.Dims() != d {
+			return Schedule{}, fmt.Errorf("matcher: read %d of rank %d on variable %d has %d dimensions, its writes have %d",
+				r.ID, r.Rank, r.Var, r.Box.Dims(), d)
+		}
+		if vw.idx == nil {
+			vw.idx = m.buildIndex(vw)
+		}
+		x := vw.idx
+		if cap(qlo) < d {
+			qlo, qhi, ilo, ihi = make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d)
+		}
+		qlo, qhi, ilo, ihi = qlo[:d], qhi[:d], ilo[:d], ihi[:d]
+		for k := range d {
+			qlo[k] = r.Box.Start[k]
+			qhi[k] = r.Box.Start[k] + r.Box.Count[k]
+		}
+		cands = x.query(qlo, qhi, cands[:0])
+		vw.sortByPriority(cands)
+
+		covered, exact := int64(0), true
+		for i, c := range cands {
+			b := int(c) * d
+			for k := range d {
+				ilo[k] = max(qlo[k], x.lo[b+k])
+				ihi[k] = min(qhi[k], x.hi[b+k])
+			}
+			clean := true
+			if vw.shared[c] {
+				for _, h := range cands[:i] {
+					if vw.shared[h] && x.overlaps(h, ilo, ihi) {
+						clean = false
+						break
+					}
+				}
+			}
+			w := vw.ids[c]
+			if clean { // the common case: nobody later wrote over this part
+				c, ch, off := coords.alloc(2 * d)
+				out.add(rec{read: ri, write: w, chunk: ch, off: off})
+				copy(c, ilo)
+				v := int64(1)
+				for k := range d {
+					c[d+k] = ihi[k] - ilo[k]
+					v = mulSat(v, c[d+k])
+				}
+				covered, exact = addSat(covered, v, exact)
+				continue
+			}
+			// Later writes overlap: serve only what they left.
+			piece := boxFromBounds(ilo, ihi)
+			var later []Box
+			for _, h := range cands[:i] {
+				if x.overlaps(h, ilo, ihi) {
+					later = append(later, m.writes[vw.ids[h]].Box)
+				}
+			}
+			for _, p := range SubtractAll(piece, later) {
+				c, ch, off := coords.alloc(2 * d)
+				out.add(rec{read: ri, write: w, chunk: ch, off: off})
+				copy(c, p.Start)
+				copy(c[d:], p.Count)
+				covered, exact = addSat(covered, p.Volume(), exact)
+			}
+		}
+		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
+			all := make([]Box, len(cands))
+			for i, c := range cands {
+				all[i] = m.writes[vw.ids[c]].Box
+			}
+			if miss := SubtractAll(r.Box, all); len(miss) > 0 {
+				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
+			}
+		}
+	}
+	return Schedule{Transfers: m.assemble(&out, &coords), Uncovered: uncovered}, nil
+}
+
+// groupWrites indexes the non-empty writes by variable, checking that each
+// variable has one number of dimensions.
+func (m *Matcher) groupWrites() (map[int]*varWrites, error) {
+	vars := map[int]*varWrites{}
+	var last *varWrites
+	lastVar := math.MinInt
+	for i := range m.writes {
+		w := &m.writes[i]
+		if w.Box.Empty() {
+			continue
+		}
+		if last == nil || w.Var != lastVar {
+			last, lastVar = vars[w.Var], w.Var
+			if last == nil {
+				last = &varWrites{d: w.Box.Dims()}
+				vars[w.Var] = last
+			}
+		}
+		if w.Box.Dims() != last.d {
+			return nil, fmt.Errorf("matcher: writes on variable %d have %d and %d dimensions", w.Var, last.d, w.Box.Dims())
+		}
+		last.ids = append(last.ids, int32(i))
+	}
+	return vars, nil
+}
+
+// buildIndex flattens the boxes of vw and indexes them.
+func (m *Matcher) buildIndex(vw *varWrites) *index {
+	d, n := vw.d, len(vw.ids)
+	lo, hi := make([]int64, n*d), make([]int64, n*d)
+	vw.seq, vw.rank = make([]int64, n), make([]int, n)
+	for i, id := range vw.ids {
+		vw.seq[i], vw.rank[i] = m.writes[id].Seq, m.writes[id].Rank
+		b := m.writes[id].Box
+		for k := range d {
+			lo[i*d+k] = b.Start[k]
+			hi[i*d+k] = b.Start[k] + b.Count[k]
+		}
+	}
+	x := newIndex(d, n, lo, hi)
+	// Find writes that overlap another write: one small query per write.
+	vw.shared = make([]bool, n)
+	if d == 0 { // scalars all overlap
+		for i := range vw.shared {
+			vw.shared[i] = n > 1
+		}
+		return x
+	}
+	var hits []int32
+	for i := range int32(n) {
+		b := int(i) * d
+		hits = x.query(lo[b:b+d], hi[b:b+d], hits[:0])
+		if len(hits) > 1 {
+			for _, h := range hits {
+				vw.shared[h] = true
+			}
+		}
+	}
+	return x
+}
+
+// readOrder returns read indices sorted by (Rank, Var, ID), stable.
+func (m *Matcher) readOrder() []int32 {
+	order := make([]int32, len(m.reads))
+	sorted := true
+	for i := range order {
+		order[i] = int32(i)
+		if i > 0 && m.compareReads(int32(i-1), int32(i)) > 0 {
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortFunc(order, func(a, b int32) int {
+			if c := m.compareReads(a, b); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b) // stable
+		})
+	}
+	return order
+}
+
+func (m *Matcher) compareReads(a, b int32) int {
+	ra, rb := &m.reads[a], &m.reads[b]
+	return compareRead(ra.Rank, ra.Var, ra.ID, rb.Rank, rb.Var, rb.ID)
+}
+
+// compareRead orders reads by reader rank, variable and id.
+func compareRead(ra, va int, ia int64, rb, vb int, ib int64) int {
+	if c := cmp.Compare(ra, rb); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(va, vb); c != 0 {
+		return c
+	}
+	return cmp.Compare(ia, ib)
+}
+
+// wins reports whether local write a takes precedence over local write b:
+// higher Seq, then higher Rank, then added later.
+func (vw *varWrites) wins(a, b int32) bool {
+	if vw.seq[a] != vw.seq[b] {
+		return vw.seq[a] > vw.seq[b]
+	}
+	if vw.rank[a] != vw.rank[b] {
+		return vw.rank[a] > vw.rank[b]
+	}
+	return a > b
+}
+
+// sortByPriority orders local candidate ids winner first (insertion sort:
+// candidate lists are short).
+func (vw *varWrites) sortByPriority(cands []int32) {
+	for i := 1; i < len(cands); i++ {
+		c := cands[i]
+		j := i
+		for ; j > 0 && vw.wins(c, cands[j-1]); j-- {
+			cands[j] = cands[j-1]
+		}
+		cands[j] = c
+	}
+}
+
+// assemble turns records into transfers grouped by writer rank (a counting
+// sort, so the order within a writer is the emission order).
+func (m *Matcher) assemble(l *recs, coords *arena) []Transfer {
+	if l.n == 0 {
+		return nil
+	}
+	// Bucket of each writer rank, ascending.
+	var ranks []int
+	seen := map[int]bool{}
+	for i := range m.writes {
+		if r := m.writes[i].Rank; (i == 0 || r != m.writes[i-1].Rank) && !seen[r] {
+			seen[r] = true
+			ranks = append(ranks, r)
+		}
+	}
+	slices.Sort(ranks)
+	wb := make([]int32, len(m.writes))
+	for i := range m.writes {
+		b, _ := slices.BinarySearch(ranks, m.writes[i].Rank) // ranks are few: cheap
+		wb[i] = int32(b)
+	}
+	pos := make([]int, len(ranks)+1)
+	for _, ch := range l.chunks {
+		for _, r := range ch {
+			pos[wb[r.write]+1]++
+		}
+	}
+	for i := 1; i < len(pos); i++ {
+		pos[i] += pos[i-1]
+	}
+	out := make([]Transfer, l.n)
+	for _, ch := range l.chunks {
+		for _, r := range ch {
+			w, rd := &m.writes[r.write], &m.reads[r.read]
+			d := w.Box.Dims()
+			c := coords.at(r.chunk, r.off, 2*d)
+			t := &out[pos[wb[r.write]]]
+			pos[wb[r.write]]++
+			t.Writer, t.Reader, t.Var, t.ReadID, t.Seq = w.Rank, rd.Rank, rd.Var, rd.ID, w.Seq
+			t.Box.Start, t.Box.Count = c[:d:d], c[d:]
+		}
+	}
+	return out
+}
+
+// boxFromBounds builds a box from flat lower and exclusive upper bounds.
+func boxFromBounds(lo, hi []int64) Box {
+	b := Box{Start: slices.Clone(lo), Count: make([]int64, len(lo))}
+	for k := range lo {
+		b.Count[k] = hi[k] - lo[k]
+	}
+	return b
+}
+
+// mulSat multiplies non-negative a and b, saturating at math.MaxInt64.
+func mulSat(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addSat adds non-negative volumes; ok turns false once anything saturated.
+func addSat(a, b int64, ok bool) (int64, bool) {
+	if b == math.MaxInt64 || a > math.MaxInt64-b {
+		return math.MaxInt64, false
+	}
+	return a + b, ok
+}
