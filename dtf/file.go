@@ -127,25 +127,40 @@ func Open(comm mpi.Comm, path string, mode int) (*File, *nc.Header, error) {
 	return f, f.hdr.Clone(), nil
 }
 
-func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error) (*File, error) {
+// coupled returns the engine and the [FILE] section of a coupled path.
+func coupled(path string) (*engine, *FileConfig, error) {
 	e, err := current()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fc, ok := e.cfg.FileFor(path)
 	if !ok {
-		return nil, fmt.Errorf("dtf: %s is not coupled by %s", path, e.cfg.Path)
+		return nil, nil, fmt.Errorf("dtf: %s is not coupled by %s", path, e.cfg.Path)
+	}
+	return e, fc, nil
+}
+
+// history returns what earlier sessions of path left, creating it on first use.
+func (e *engine) history(path string) *pathHistory {
+	h := e.hist[path]
+	if h == nil {
+		h = &pathHistory{}
+		e.hist[path] = h
+	}
+	return h
+}
+
+func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error) (*File, error) {
+	e, fc, err := coupled(path)
+	if err != nil {
+		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if old := e.files[path]; old != nil {
 		return nil, fmt.Errorf("dtf: %s is already open in this process", path)
 	}
-	h := e.hist[path]
-	if h == nil {
-		h = &pathHistory{}
-		e.hist[path] = h
-	}
+	h := e.history(path)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
 		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}, indef: r == roleWriter}

@@ -122,21 +122,13 @@ type FileSession struct {
 // open for writing) proceeds at once; a reader blocks until the writer of
 // this session has closed the file.
 func BeginFileSession(comm mpi.Comm, path string, writer bool) (*FileSession, error) {
-	e, err := current()
+	e, fc, err := coupled(path)
 	if err != nil {
 		return nil, err
 	}
-	fc, ok := e.cfg.FileFor(path)
-	if !ok {
-		return nil, fmt.Errorf("dtf: %s is not coupled by %s", path, e.cfg.Path)
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	h := e.hist[path]
-	if h == nil {
-		h = &pathHistory{}
-		e.hist[path] = h
-	}
+	h := e.history(path)
 	s := &FileSession{e: e, path: path, fc: fc, group: comm, writer: writer, session: h.sessions, peer: e.peerOf(fc)}
 	if writer {
 		return s, nil
