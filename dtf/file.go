@@ -41,7 +41,6 @@ type File struct {
 	part    *matcher.Partition
 	epoch   int
 	closed  bool
-	indef   bool
 
 	// writer
 	writes    []*piece
@@ -163,7 +162,7 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	h := e.history(path)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
 		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
-		hdr: &nc.Header{Format: nc.FormatClassic}, indef: r == roleWriter}
+		hdr: &nc.Header{Format: nc.FormatClassic}}
 	world := make([]int64, comm.Size())
 	if err := mpi.Allgather(comm, []int64{int64(e.world.Rank())}, world); err != nil {
 		return nil, err
@@ -288,6 +287,14 @@ func (f *File) endEpoch(err error) {
 	}
 	f.epoch++
 	f.resetStats()
+}
+
+// lock takes the engine for a data call and serves whatever messages wait,
+// so progress happens inside every couplet call. The caller unlocks.
+func (f *File) lock() error {
+	f.e.mu.Lock()
+	_, err := f.e.poll()
+	return err
 }
 
 // progress retires finished data messages.
@@ -423,7 +430,6 @@ func (f *File) EndDef() error {
 	}
 	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
-	f.indef = false
 	return f.publishHeader()
 }
 
@@ -432,7 +438,6 @@ func (f *File) Redef() error {
 	if err := f.writerOnly(); err != nil {
 		return err
 	}
-	f.indef = true
 	return nil
 }
 

@@ -80,6 +80,9 @@ func (e *engine) dispatch(m *envelope) error {
 	switch m.Kind {
 	case kWriteReqs, kReadReqs, kRecsQuery:
 		return e.onMatcherMsg(m)
+	case kForget:
+		e.dropMail(m.Path, func(s int) bool { return s == m.Session })
+		return nil
 	case kSchedule:
 		f := e.files[m.Path]
 		if f == nil || f.session != m.Session || f.role != roleWriter {

@@ -21,12 +21,13 @@ const (
 	kClosed                    // file mode: writer root -> reader root: the file is closed on disk
 	kRecsQuery                 // reader -> matcher 0: the record count once the writers' epoch is complete
 	kRecs                      // matcher 0 -> reader: the record count
+	kForget                    // writer root -> peer component: the session ended, drop its header if never taken
 	kindEnd
 )
 
 var kindNames = [...]string{kHeader: "HEADER", kWriteReqs: "WRITE_REQS", kReadReqs: "READ_REQS", kSchedule: "SCHEDULE",
 	kExpect: "EXPECT", kEpochDone: "EPOCH_DONE", kClosed: "FILE_CLOSED",
-	kRecsQuery: "RECS_QUERY", kRecs: "RECS"}
+	kRecsQuery: "RECS_QUERY", kRecs: "RECS", kForget: "FORGET"}
 
 func (k kind) String() string {
 	if k > 0 && k < kindEnd {

@@ -43,8 +43,10 @@ func (f *File) Get(reqs []nc.Access, collective bool) error {
 	if err := f.readerOnly(); err != nil {
 		return err
 	}
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return err
+	}
 	return f.readRound([]*readReq{f.newReadReq(reqs)}, false, false, collective)
 }
 
@@ -53,8 +55,10 @@ func (f *File) IGet(reqs []nc.Access) (int, error) {
 	if err := f.readerOnly(); err != nil {
 		return 0, err
 	}
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return 0, err
+	}
 	f.nextReq++
 	f.igets[f.nextReq] = f.newReadReq(reqs)
 	return f.nextReq, nil
@@ -63,8 +67,10 @@ func (f *File) IGet(reqs []nc.Access) (int, error) {
 // Wait completes nonblocking requests: puts on a writer, gets on a reader
 // (all the given gets in one round).
 func (f *File) Wait(ids []int, collective bool) ([]error, error) {
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
 	if f.role == roleWriter {
 		return f.waitPuts(ids), nil
 	}
@@ -94,8 +100,10 @@ func (f *File) Wait(ids []int, collective bool) ([]error, error) {
 
 // Cancel drops pending requests that have not been transferred.
 func (f *File) Cancel(ids []int) ([]error, error) {
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
 	st := make([]error, len(ids))
 	for i, id := range ids {
 		if ps, ok := f.iputs[id]; ok {

@@ -1,6 +1,7 @@
 package dtf
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -71,6 +72,13 @@ func (f *File) Close() error {
 	var err error
 	if f.role == roleWriter {
 		err = f.endWriterEpoch(true)
+		if f.me == 0 {
+			// Every reader has closed; ranks of the peer component that
+			// never opened this session still hold its header.
+			for _, w := range e.compRanks[f.peerComp()] {
+				err = errors.Join(err, e.send(w, &envelope{Kind: kForget, Path: f.path, Session: f.session}))
+			}
+		}
 	} else {
 		err = f.readRound(f.pendingGets(), true, true, true)
 	}
@@ -87,18 +95,18 @@ func (e *engine) endSession(path string, fc *FileConfig, hdr *nc.Header) {
 	h := e.hist[path]
 	h.sessions++
 	h.hdr = hdr
-	e.dropStale(path, h.sessions)
+	e.dropMail(path, func(s int) bool { return s < h.sessions })
 	if h.sessions >= max(1, fc.NumSessions) {
 		delete(e.hist, path)
 	}
 }
 
-// dropStale forgets parked messages of sessions of path that have ended here,
-// such as headers sent to component ranks that never opened the file.
-func (e *engine) dropStale(path string, sessions int) {
+// dropMail forgets the parked messages of path that drop accepts: headers of
+// sessions that ended, or that were meant for ranks that never opened them.
+func (e *engine) dropMail(path string, drop func(session int) bool) {
 	kept := e.mail[:0]
 	for _, m := range e.mail {
-		if m.Path != path || m.Session >= sessions {
+		if m.Path != path || !drop(m.Session) {
 			kept = append(kept, m)
 		}
 	}

@@ -53,8 +53,10 @@ func (f *File) Put(reqs []nc.Access, collective bool) error {
 	if err := f.writerOnly(); err != nil {
 		return err
 	}
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return err
+	}
 	_, err := f.recordWrites(reqs, f.copyBlocking())
 	return err
 }
@@ -64,8 +66,10 @@ func (f *File) IPut(reqs []nc.Access) (int, error) {
 	if err := f.writerOnly(); err != nil {
 		return 0, err
 	}
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return 0, err
+	}
 	ps, err := f.recordWrites(reqs, false)
 	if err != nil && nc.Code(err) != nc.ERANGE {
 		return 0, err
@@ -91,8 +95,10 @@ func (f *File) BPut(reqs []nc.Access) (int, error) {
 	if f.bputUsed+need > f.bputSize {
 		return 0, nc.EINSUFFBUF
 	}
-	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return 0, err
+	}
 	_, err := f.recordWrites(reqs, true)
 	if err != nil && nc.Code(err) != nc.ERANGE {
 		return 0, err
