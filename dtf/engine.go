@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/couplet-hpc/couplet/mpi"
@@ -35,6 +36,7 @@ type engine struct {
 	stores
 
 	nextFileID int // per-writer counter naming files in data tags
+	inFlight   int // data messages posted and not yet complete, over all files
 	stats      *StatsWriter
 	stop       chan struct{}
 	bgDone     chan struct{}
@@ -230,12 +232,18 @@ func (e *engine) background() {
 }
 
 // waitFor runs the progress loop until done reports true, failing after the
-// configured timeout with an error that says what was awaited. It sleeps with
-// backoff between polls instead of spinning. Called with e.mu held; it releases
-// the lock while sleeping so the background goroutine can serve.
+// configured timeout with an error that says what was awaited. Called with
+// e.mu held; it releases the lock between polls so the background goroutine
+// can serve.
+//
+// How it waits depends on what is outstanding. While data messages are in
+// flight, Open MPI advances them only inside MPI calls (fragment by fragment),
+// so it polls continuously but yields the CPU between polls, as Open MPI does
+// itself when ranks outnumber cores. While only peers' control messages are
+// awaited, which may take a whole compute phase, it sleeps with backoff.
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 	deadline := time.Now().Add(e.cfg.Timeout)
-	sleep := 2 * time.Microsecond
+	sleep := minSleep
 	for {
 		if _, err := e.poll(); err != nil {
 			return err
@@ -247,14 +255,24 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
 		}
+		busy := e.inFlight > 0
 		e.mu.Unlock()
-		time.Sleep(sleep)
-		e.mu.Lock()
-		if sleep < 2*time.Millisecond {
-			sleep *= 2
+		if busy {
+			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+			sleep = minSleep
+		} else {
+			time.Sleep(sleep)
+			sleep = min(2*sleep, maxSleep)
 		}
+		e.mu.Lock()
 	}
 }
+
+// Backoff bounds for waits on peers' control messages.
+const (
+	minSleep = 2 * time.Microsecond
+	maxSleep = 500 * time.Microsecond
+)
 
 // worldRank maps a component rank to its world rank.
 func (e *engine) worldRank(comp, rank int) int { return e.compRanks[comp][rank] }

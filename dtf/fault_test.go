@@ -19,7 +19,7 @@ const faultProg = "github.com/couplet-hpc/couplet/dtf/testprogs/fault"
 // later than the timeout the survivors may report (startup, polling backoff
 // and 2 shared cores).
 const (
-	faultTimeout = 4 * time.Second
+	faultTimeout = 3 * time.Second
 	faultMargin  = 6 * time.Second
 )
 
@@ -143,4 +143,27 @@ func TestFaultReaderNeverTransfers(t *testing.T) {
 func TestFaultFileNeverCreated(t *testing.T) {
 	got, out := runFault(t, 1, 2, "-case", "nocreate")
 	checkSurvivors(t, got, out, "r", 2, "dtf: timeout after "+faultTimeout.String(), "the header of", "fault.nc", `component "w"`)
+}
+
+// TestFaultFinalizeAfterDeadPeer: a survivor that got dtf's timeout error
+// and then calls Finalize, as a careful application would, must get an
+// error too, not block forever on the dead peer.
+func TestFaultFinalizeAfterDeadPeer(t *testing.T) {
+	t.Setenv("OMPI_MCA_orte_enable_recovery", "1")
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("[INFO]\nncomp = 2\ncomp_name = w\ncomp_name = r\ntimeout = %s\n\n[FILE]\nfilename = %%.nc\ncomp1 = w\ncomp2 = r\nmode = transfer\n", faultTimeout)
+	p := filepath.Join(dir, "fault.ini")
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := mpitest.Build(t, faultProg)
+	a := []string{"-cfg", p, "-dir", dir, "-case", "killreader", "-finalize"}
+	r := mpitest.Launch(faultTimeout+30*time.Second, mpitest.App{NP: 2, Prog: bin, Args: a}, mpitest.App{NP: 1, Prog: bin, Args: a})
+	t.Logf("output:\n%s", r.Output)
+	if r.TimedOut {
+		t.Fatalf("survivors hung in dtf.Finalize after the reader died")
+	}
+	if n := strings.Count(r.Output, "FINALIZED w"); n != 2 {
+		t.Fatalf("%d writers returned from Finalize, want 2", n)
+	}
 }

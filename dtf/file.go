@@ -307,6 +307,7 @@ func (f *File) progress() error {
 		}
 		if done {
 			d.dt.Free()
+			f.e.inFlight--
 		} else {
 			live = append(live, d)
 		}

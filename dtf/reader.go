@@ -243,6 +243,8 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	xfer := time.Now()
 	if err == nil {
 		err = f.waitRecvs(recvs)
+	} else {
+		f.abandon(recvs)
 	}
 	f.st.TransferTime += time.Since(xfer)
 	if err != nil {
@@ -285,10 +287,13 @@ func (f *File) postRecv(t tagged) (*dataMsg, error) {
 	}
 	f.st.Bytes += t.T.Box.Volume() * int64(esize)
 	f.st.MsgsRecv++
+	f.e.inFlight++
 	return &dataMsg{q, dt}, nil
 }
 
-// waitRecvs waits for the posted receives, within the timeout.
+// waitRecvs waits for the posted receives, within the timeout. On failure it
+// cancels those still pending, so MPI never writes into the buffers after the
+// call returned.
 func (f *File) waitRecvs(recvs []*dataMsg) error {
 	i := 0
 	err := f.e.waitFor(func() string {
@@ -303,10 +308,23 @@ func (f *File) waitRecvs(recvs []*dataMsg) error {
 				return false, nil
 			}
 			recvs[i].dt.Free()
+			f.e.inFlight--
 		}
 		return true, nil
 	})
+	if err != nil {
+		f.abandon(recvs[i:])
+	}
 	return err
+}
+
+// abandon cancels receives that will not be waited for.
+func (f *File) abandon(recvs []*dataMsg) {
+	for _, d := range recvs {
+		d.req.Cancel()
+		d.dt.Free()
+		f.e.inFlight--
+	}
 }
 
 // handleMissing reports never-written parts of reads as an error naming the

@@ -231,6 +231,12 @@ func (f *File) endWriterEpoch(closing bool) error {
 	})
 	f.st.TransferTime = time.Since(start)
 	f.st.Replay = outcomeOf(outcome)
+	if err != nil {
+		// Sends to readers that are gone may never complete; stop counting
+		// them so later waits do not poll for them.
+		e.inFlight -= len(f.dataSends)
+		f.dataSends = nil
+	}
 	if err == nil {
 		err = peerErr
 	}
@@ -274,6 +280,7 @@ func (f *File) onSchedule(m *envelope) error {
 			return fmt.Errorf("dtf: %s: send %s of %s to world rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
 		}
 		f.dataSends = append(f.dataSends, &dataMsg{q, dt})
+		f.e.inFlight++
 		f.st.Bytes += t.T.Box.Volume() * int64(esize)
 		f.st.MsgsSent++
 	}

@@ -34,6 +34,7 @@ var (
 	caseArg = flag.String("case", "", "killwriter | killreader | noreader | noepoch | nocreate")
 	dir     = flag.String("dir", ".", "directory for coupled file names")
 	victim  = flag.Int("victim", 0, "component rank that dies")
+	final   = flag.Bool("finalize", false, "survivors call dtf.Finalize after reporting, and report its result")
 )
 
 const ny, nx = 16, 8
@@ -73,7 +74,13 @@ func main() {
 		fmt.Printf("DONE %s rank %d\n", dtf.ComponentName(), e.world)
 		os.Exit(0)
 	}
-	fmt.Printf("SURVIVOR %s rank %d after %.2fs: %v\n", dtf.ComponentName(), e.world, time.Since(start).Seconds(), err)
+	comp := dtf.ComponentName()
+	fmt.Printf("SURVIVOR %s rank %d after %.2fs: %v\n", comp, e.world, time.Since(start).Seconds(), err)
+	if *final {
+		t := time.Now()
+		err := dtf.Finalize()
+		fmt.Printf("FINALIZED %s rank %d after %.2fs: %v\n", comp, e.world, time.Since(t).Seconds(), err)
+	}
 	os.Exit(0)
 }
 

@@ -6,7 +6,8 @@
 //     intersects thousands of boxes; the readers check every value.
 //   - -case soak: -cycles files, one per cycle, written and read with the same
 //     pattern (replay hits after the first), each rank sampling its resident
-//     memory (VmRSS) after every cycle and printing the samples.
+//     memory (VmRSS) after every cycle and writing the samples, one per line,
+//     to rss_<component>_<world rank>.txt in -dir.
 package main
 
 import (
@@ -195,11 +196,9 @@ func caseSoak(e *env) error {
 		}
 		samples = append(samples, strconv.FormatInt(kb, 10))
 	}
-	// Lines of 50 samples: mpirun splits very long output lines.
-	for k := 0; k < len(samples); k += 50 {
-		fmt.Printf("RSS %s rank %d from %d: %s\n", dtf.ComponentName(), e.world, k, strings.Join(samples[k:min(k+50, len(samples))], " "))
-	}
-	return nil
+	// A file per rank: mpirun may split long output lines.
+	name := filepath.Join(*dir, fmt.Sprintf("rss_%s_%d.txt", dtf.ComponentName(), e.world))
+	return os.WriteFile(name, []byte(strings.Join(samples, "\n")+"\n"), 0o644)
 }
 
 // vmRSS reads this process's resident set size in KiB.

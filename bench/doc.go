@@ -1,0 +1,15 @@
+// Package bench is the harness behind `couplet bench` and `make bench`: it
+// measures couplet side by side with the alternatives a user has, in one
+// run, on the same data, and writes docs/PERFORMANCE.md, PNG plots and a
+// JSON file of every number.
+//
+// Each case repeats its measurements (at least 5 times by default) and
+// reports the median with min and max; ratios come from medians of the same
+// run. The measured memcpy bandwidth of the machine is the ceiling printed
+// in every throughput table. Cases whose engine has not landed are listed as
+// missing, never estimated.
+//
+// Case 1 (array coupling) runs the helper program bench/progs/exchange under
+// one MPMD mpirun; case 2 (matching scaling) runs the matcher package in
+// process.
+package bench

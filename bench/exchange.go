@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+)
+
+// ExchangeProg is the import path of the case-1 helper program.
+const ExchangeProg = "github.com/couplet-hpc/couplet/bench/progs/exchange"
+
+// Exchange modes, as the helper names them.
+const (
+	ModeMPI     = "mpi"     // raw MPI subarray sends, the ideal exchange
+	ModeCoupled = "coupled" // couplet: pnetcdf on a coupled file + dtf.Transfer
+	ModeFile    = "file"    // real PnetCDF files: write, close, open, read
+)
+
+// ExchangeModes lists the modes in table order.
+var ExchangeModes = []string{ModeMPI, ModeCoupled, ModeFile}
+
+// ModeLabel names a mode in tables and legends.
+var ModeLabel = map[string]string{
+	ModeMPI:     "raw MPI (subarray send/recv)",
+	ModeCoupled: "couplet (pnetcdf + dtf.Transfer)",
+	ModeFile:    "PnetCDF files (write+close+open+read)",
+}
+
+// Writers and Readers are the component sizes of case 1.
+const (
+	Writers = 4
+	Readers = 2
+)
+
+// ExchangeConfig is the dtf config of the helper: component w writes, r
+// reads, files named *coupled.nc are coupled in transfer mode, puts are not
+// copied (buffer_data = 0: the explicit-epoch contract lets the writer's
+// buffers be sent in place).
+const ExchangeConfig = `[INFO]
+ncomp = 2
+comp_name = w
+comp_name = r
+buffer_data = 0
+timeout = 300
+
+[FILE]
+filename = %coupled.nc
+comp1 = w
+comp2 = r
+mode = transfer
+`
+
+// ExchangePoint is case 1 at one size.
+type ExchangePoint struct {
+	MiB   int64 `json:"mib"`
+	Bytes int64 `json:"bytes"`
+	Reps  int   `json:"reps"`
+	// Seconds per exchange and throughput in GB/s (1e9 bytes/s of the array
+	// moved from writers to readers), by mode.
+	Seconds map[string]Summary `json:"seconds"`
+	GBps    map[string]Summary `json:"gb_per_s"`
+	// CoupledVsMPI is coupled throughput / raw MPI throughput (target >= 0.8);
+	// CoupledVsFile is coupled throughput / file throughput (target >= 2).
+	CoupledVsMPI  float64 `json:"coupled_vs_mpi"`
+	CoupledVsFile float64 `json:"coupled_vs_file"`
+}
+
+var exchRE = regexp.MustCompile(`EXCH mode=(\w+) rep=(\d+) bytes=(\d+) seconds=([0-9.eE+-]+) ok=1`)
+
+// ParseExchange reads the helper's EXCH lines into a point.
+func ParseExchange(out string, mib int64) (ExchangePoint, error) {
+	p := ExchangePoint{MiB: mib, Bytes: mib << 20, Seconds: map[string]Summary{}, GBps: map[string]Summary{}}
+	secs := map[string][]float64{}
+	for _, m := range exchRE.FindAllStringSubmatch(out, -1) {
+		b, _ := strconv.ParseInt(m[3], 10, 64)
+		s, err := strconv.ParseFloat(m[4], 64)
+		if err != nil || s <= 0 {
+			return p, fmt.Errorf("bench: bad measurement %q", m[0])
+		}
+		if b != p.Bytes {
+			return p, fmt.Errorf("bench: helper moved %d bytes, want %d", b, p.Bytes)
+		}
+		secs[m[1]] = append(secs[m[1]], s)
+	}
+	if len(secs) == 0 {
+		return p, fmt.Errorf("bench: no EXCH lines in the helper's output:\n%s", tailLines(out, 30))
+	}
+	for mode, xs := range secs {
+		p.Seconds[mode] = Summarize(xs)
+		p.GBps[mode] = p.Seconds[mode].Rate(float64(p.Bytes)).Scale(1e-9)
+		p.Reps = max(p.Reps, len(xs))
+	}
+	if c, ok := p.Seconds[ModeCoupled]; ok {
+		if m, ok := p.Seconds[ModeMPI]; ok {
+			p.CoupledVsMPI = m.Median / c.Median
+		}
+		if f, ok := p.Seconds[ModeFile]; ok {
+			p.CoupledVsFile = f.Median / c.Median
+		}
+	}
+	return p, nil
+}
+
+// ExchangeApps returns the MPMD launch of the helper bin: Writers writers
+// and Readers readers exchanging mib MiB reps times per mode, with the
+// config and all files in dir, and env (KEY=VALUE, e.g. extra OMPI_MCA_
+// settings) added to every rank's environment.
+func ExchangeApps(bin, dir string, mib int64, reps int, modes, env []string) ([]mpitest.App, error) {
+	cfg := filepath.Join(dir, "exchange.ini")
+	if err := os.WriteFile(cfg, []byte(ExchangeConfig), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"-cfg", cfg, "-dir", dir, "-mib", strconv.FormatInt(mib, 10), "-reps", strconv.Itoa(reps)}
+	if len(modes) > 0 {
+		args = append(args, "-modes", strings.Join(modes, ","))
+	}
+	return []mpitest.App{{NP: Writers, Prog: bin, Args: args, Env: env}, {NP: Readers, Prog: bin, Args: args, Env: env}}, nil
+}
+
+// RunExchange runs case 1 at one size in a fresh temporary directory and
+// parses the result; env is added to every rank's environment. The job
+// fails with the ranks' own failure lines.
+func RunExchange(bin string, mib int64, reps int, env []string, timeout time.Duration) (ExchangePoint, error) {
+	dir, err := os.MkdirTemp("", "couplet-bench-")
+	if err != nil {
+		return ExchangePoint{}, err
+	}
+	defer os.RemoveAll(dir)
+	apps, err := ExchangeApps(bin, dir, mib, reps, nil, env)
+	if err != nil {
+		return ExchangePoint{}, err
+	}
+	r := mpitest.Launch(timeout, apps...)
+	if r.Err != nil {
+		var msg strings.Builder
+		for _, f := range mpitest.Failures(r.Output) {
+			fmt.Fprintf(&msg, "\n  rank %d: %s", f.Rank, f.Msg)
+		}
+		if msg.Len() == 0 {
+			msg.WriteString("\n" + tailLines(r.Output, 30))
+		}
+		return ExchangePoint{}, fmt.Errorf("bench: exchange of %d MiB: %v%s", mib, r.Err, msg.String())
+	}
+	return ParseExchange(r.Output, mib)
+}
+
+// BuildProgram compiles the main package pkg into dir and returns the
+// executable's path.
+func BuildProgram(pkg, dir string) (string, error) {
+	out := filepath.Join(dir, filepath.Base(pkg))
+	if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("bench: go build %s: %v\n%s", pkg, err, msg)
+	}
+	return out, nil
+}
+
+// tailLines returns the last n lines of s.
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+)
+
+// Machine describes where the numbers were taken.
+type Machine struct {
+	Cores     int      `json:"cores"`      // logical CPUs
+	CPU       string   `json:"cpu"`        // model name from /proc/cpuinfo
+	MemBytes  int64    `json:"mem_bytes"`  // MemTotal
+	Kernel    string   `json:"kernel"`     // kernel release
+	Go        string   `json:"go"`         // Go version of the harness
+	OpenMPI   string   `json:"open_mpi"`   // `mpirun --version`
+	PnetCDF   string   `json:"pnetcdf"`    // `pnetcdf-config --version`
+	MCA       []string `json:"mca"`        // Open MPI settings every launch used
+	TmpDir    string   `json:"tmp_dir"`    // where real files were written
+	TmpFSType string   `json:"tmp_fstype"` // file system type of TmpDir
+}
+
+// DetectMachine gathers the machine description; fields it cannot learn stay
+// empty. extra are OMPI_MCA_ settings the run adds to its launches.
+func DetectMachine(extra []string) Machine {
+	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), TmpDir: os.TempDir()}
+	m.CPU = procField("/proc/cpuinfo", "model name")
+	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
+		n, _ := strconv.ParseInt(strings.Fields(kb)[0], 10, 64)
+		m.MemBytes = n << 10
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	m.OpenMPI = firstLine("mpirun", "--version")
+	m.PnetCDF = firstLine("pnetcdf-config", "--version")
+	m.MCA = mcaSettings(extra)
+	m.TmpFSType = fsType(m.TmpDir)
+	return m
+}
+
+// mcaSettings lists the OMPI_MCA_ settings launches get: the environment's,
+// then the platform's, then extra (later ones win, as in the launch).
+func mcaSettings(extra []string) []string {
+	set := map[string]string{}
+	all := append(append(os.Environ(), mpitest.PlatformEnv...), extra...)
+	for _, kv := range all {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "OMPI_MCA_") {
+			set[k] = v
+		}
+	}
+	var out []string
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// procField returns the value of the first "key: value" line of a /proc file.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// firstLine runs a command and returns the first line of its output.
+func firstLine(name string, args ...string) string {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line
+}
+
+// fsType returns the type of the file system holding dir, from /proc/mounts
+// (longest matching mount point).
+func fsType(dir string) string {
+	b, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return ""
+	}
+	best, typ := "", ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		mp := f[1]
+		if (dir == mp || strings.HasPrefix(dir, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > len(best) {
+			best, typ = mp, f[2]
+		}
+	}
+	return typ
+}

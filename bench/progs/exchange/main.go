@@ -1,0 +1,370 @@
+// Command exchange is the array-coupling benchmark of `couplet bench`: one
+// MPMD launch `mpirun -np 4 exchange ... : -np 2 exchange ...` whose first
+// component "w" writes a 3-D float64 array (2x2 blocks over y,x) and whose
+// second component "r" reads it (slabs along z, so every reader box spans all
+// four writers). In the same run, in interleaved rounds, it moves the same
+// bytes with the same layouts three ways:
+//
+//   - mpi: raw MPI, each writer sends exactly the overlapping sub-block
+//     straight from its array with a subarray datatype and each reader
+//     receives straight into its array (the ideal exchange);
+//   - coupled: pnetcdf PutVaraAll on a coupled file plus dtf.Transfer on the
+//     writers, IGetVara plus dtf.Transfer on the readers, one epoch per round
+//     of a single session (an untimed warm-up epoch first);
+//   - file: real PnetCDF files on local disk: writers create, PutVaraAll and
+//     close; readers open, GetVaraAll and close; timed end to end.
+//
+// Every round of every mode is timed between world barriers and every value
+// the readers receive is checked. World rank 0 prints one line per timed
+// round:
+//
+//	EXCH mode=coupled rep=3 bytes=67108864 seconds=0.0123 ok=1
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/pnetcdf"
+)
+
+func init() { runtime.LockOSThread() }
+
+var (
+	cfgPath = flag.String("cfg", "", "dtf config coupling files named coupled*.nc")
+	dir     = flag.String("dir", os.TempDir(), "directory for the coupled file name and the real files")
+	mib     = flag.Int64("mib", 64, "total array size in MiB (a multiple of 2)")
+	reps    = flag.Int("reps", 5, "timed rounds per mode (after one untimed warm-up round)")
+	modes   = flag.String("modes", "mpi,coupled,file", "modes to measure, comma-separated")
+)
+
+// side is the extent of the y and x dimensions: one z-plane is 2 MiB.
+const side = 512
+
+// run is what every mode sees.
+type run struct {
+	writer     bool
+	comm       mpi.Comm // this component
+	world      mpi.Comm
+	rank, size int // in the component
+	nz         int64
+	// Writers hold [nz][side/2][side/2] at (0, y0, x0); readers hold
+	// [nz/nr][side][side] at (z0, 0, 0).
+	start, count []int64
+	buf          []float64
+	nw, nr       int
+	round        int           // increases every round, salts the values
+	cf           *pnetcdf.File // the coupled session
+	lastFile     string        // the real file of the last file round
+}
+
+func main() {
+	flag.Parse()
+	if err := dtf.Init(*cfgPath, ""); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL rank -1:", err)
+		os.Exit(1)
+	}
+	world := mpi.World()
+	if err := body(world); err != nil {
+		mpitest.Fail(world.Rank(), "%s: %v", dtf.ComponentName(), err)
+		mpi.Abort(world, 1)
+	}
+	if err := dtf.Finalize(); err != nil {
+		mpitest.Fail(world.Rank(), "finalize: %v", err)
+	}
+	mpitest.Exit()
+}
+
+func body(world mpi.Comm) error {
+	c := dtf.Comm()
+	r := &run{writer: dtf.ComponentName() == "w", comm: c, world: world, rank: c.Rank(), size: c.Size()}
+	if *mib < 2 || *mib%2 != 0 {
+		return fmt.Errorf("-mib %d: want an even number >= 2", *mib)
+	}
+	r.nz = *mib / 2
+	r.nw, r.nr = r.size, world.Size()-r.size
+	if !r.writer {
+		r.nw, r.nr = world.Size()-r.size, r.size
+	}
+	if r.nw != 4 {
+		return fmt.Errorf("want 4 writers (a 2x2 grid), have %d", r.nw)
+	}
+	if r.nz%int64(r.nr) != 0 {
+		return fmt.Errorf("%d z-planes do not split evenly over %d readers", r.nz, r.nr)
+	}
+	if r.writer {
+		h := int64(side / 2)
+		r.start = []int64{0, int64(r.rank/2) * h, int64(r.rank%2) * h}
+		r.count = []int64{r.nz, h, h}
+	} else {
+		dz := r.nz / int64(r.nr)
+		r.start = []int64{int64(r.rank) * dz, 0, 0}
+		r.count = []int64{dz, side, side}
+	}
+	r.buf = make([]float64, r.count[0]*r.count[1]*r.count[2])
+	clear(r.buf) // touch every page before any timing
+
+	measures := map[string]func(*run) error{"mpi": (*run).mpiRound, "coupled": (*run).coupledRound, "file": (*run).fileRound,
+		"mpi-poll": (*run).mpiPollRound}
+	var order []string
+	for _, m := range strings.Split(*modes, ",") {
+		if _, ok := measures[m]; !ok {
+			return fmt.Errorf("unknown mode %q (want mpi, coupled, file, mpi-poll)", m)
+		}
+		order = append(order, m)
+	}
+	if contains(order, "coupled") {
+		var err error
+		if r.cf, err = r.openCoupled(); err != nil {
+			return err
+		}
+	}
+	total := int64(*mib) << 20
+	// Round 0 is the untimed warm-up of every mode; the modes take turns so
+	// that drift on a shared machine hits them alike.
+	for rep := 0; rep <= *reps; rep++ {
+		for _, m := range order {
+			r.round++
+			if r.writer {
+				r.fill()
+			}
+			if err := mpi.Barrier(world); err != nil {
+				return err
+			}
+			t0 := time.Now()
+			if err := measures[m](r); err != nil {
+				return fmt.Errorf("%s round %d: %w", m, rep, err)
+			}
+			if err := mpi.Barrier(world); err != nil {
+				return err
+			}
+			secs := time.Since(t0).Seconds()
+			bad := []int64{0}
+			if !r.writer {
+				bad[0] = r.verify()
+			}
+			all := []int64{0}
+			if err := mpi.Allreduce(world, bad, all, mpi.Sum); err != nil {
+				return err
+			}
+			if all[0] != 0 {
+				return fmt.Errorf("%s round %d: readers received %d wrong values", m, rep, all[0])
+			}
+			if r.lastFile != "" && world.Rank() == 0 {
+				os.Remove(r.lastFile) // keep the disk footprint to one file
+			}
+			r.lastFile = ""
+			if world.Rank() == 0 && rep > 0 {
+				fmt.Printf("EXCH mode=%s rep=%d bytes=%d seconds=%.6f ok=1\n", m, rep, total, secs)
+			}
+		}
+	}
+	if r.cf != nil {
+		return r.cf.Close()
+	}
+	return nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// value is the element at global (z, y, x) in round k: exact in float64.
+func value(z, y, x int64, k int) float64 {
+	return float64(((z*side+y)*side+x)*64 + int64(k%64))
+}
+
+// fill writes this round's values into a writer's block.
+func (r *run) fill() {
+	i := 0
+	for z := r.start[0]; z < r.start[0]+r.count[0]; z++ {
+		for y := r.start[1]; y < r.start[1]+r.count[1]; y++ {
+			base := value(z, y, r.start[2], r.round)
+			row := r.buf[i : i+int(r.count[2])]
+			for x := range row {
+				row[x] = base + float64(x*64)
+			}
+			i += len(row)
+		}
+	}
+}
+
+// verify counts the reader's values that differ from this round's.
+func (r *run) verify() int64 {
+	var bad int64
+	i := 0
+	for z := r.start[0]; z < r.start[0]+r.count[0]; z++ {
+		for y := r.start[1]; y < r.start[1]+r.count[1]; y++ {
+			base := value(z, y, r.start[2], r.round)
+			row := r.buf[i : i+int(r.count[2])]
+			for x, v := range row {
+				if v != base+float64(x*64) {
+					bad++
+				}
+			}
+			i += len(row)
+		}
+	}
+	return bad
+}
+
+// readerZ returns the z-range of reader slab number reader; a writer's whole
+// y,x block lies inside every reader slab.
+func (r *run) readerZ(reader int) (z0, dz int64) {
+	dz = r.nz / int64(r.nr)
+	return int64(reader) * dz, dz
+}
+
+// mpiRound is the ideal exchange: one subarray message per writer-reader pair.
+func (r *run) mpiRound() error { return r.subarrayExchange(mpi.Waitall) }
+
+// mpiPollRound is the ideal exchange completed the way a runtime that must
+// not block does it: MPI_Test on each request, sleeping between polls with
+// a backoff from 2 us to 2 ms. Optional (-modes mpi-poll), it shows what
+// polling costs against Waitall, which lets MPI progress continuously.
+func (r *run) mpiPollRound() error {
+	return r.subarrayExchange(func(reqs []*mpi.Request) error {
+		sleep := 2 * time.Microsecond
+		for _, q := range reqs {
+			for {
+				done, _, err := q.Test()
+				if err != nil {
+					return err
+				}
+				if done {
+					break
+				}
+				time.Sleep(sleep)
+				sleep = min(2*sleep, 2*time.Millisecond)
+			}
+		}
+		return nil
+	})
+}
+
+// subarrayExchange posts the subarray sends or receives and completes them
+// with wait.
+func (r *run) subarrayExchange(wait func([]*mpi.Request) error) error {
+	b := nc.Bytes(r.buf)
+	var reqs []*mpi.Request
+	var types []*mpi.Datatype
+	defer func() {
+		for _, t := range types {
+			t.Free()
+		}
+	}()
+	h := int64(side / 2)
+	if r.writer {
+		for rd := 0; rd < r.nr; rd++ {
+			z0, dz := r.readerZ(rd)
+			dt, err := mpi.NewSubarray(8, r.count, []int64{dz, h, h}, []int64{z0, 0, 0})
+			if err != nil {
+				return err
+			}
+			types = append(types, dt)
+			q, err := mpi.IsendType(r.world, b, dt, r.nw+rd, 77)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, q)
+		}
+	} else {
+		for w := 0; w < r.nw; w++ {
+			dt, err := mpi.NewSubarray(8, r.count, []int64{r.count[0], h, h}, []int64{0, int64(w/2) * h, int64(w%2) * h})
+			if err != nil {
+				return err
+			}
+			types = append(types, dt)
+			q, err := mpi.IrecvType(r.world, b, dt, w, 77)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, q)
+		}
+	}
+	return wait(reqs)
+}
+
+func coupledPath() string { return filepath.Join(*dir, "coupled.nc") }
+
+// openCoupled opens the coupled session that every coupled round is one
+// epoch of.
+func (r *run) openCoupled() (*pnetcdf.File, error) {
+	if !r.writer {
+		return pnetcdf.Open(r.comm, coupledPath(), nc.NOWRITE)
+	}
+	return r.define(coupledPath())
+}
+
+// define creates path with the variable T[z][y][x].
+func (r *run) define(path string) (*pnetcdf.File, error) {
+	f, err := pnetcdf.Create(r.comm, path, nc.CLOBBER|nc.BIT64_DATA)
+	if err != nil {
+		return nil, err
+	}
+	z, err1 := f.DefDim("z", r.nz)
+	y, err2 := f.DefDim("y", side)
+	x, err3 := f.DefDim("x", side)
+	_, err4 := f.DefVar("T", nc.DOUBLE, []int{z, y, x})
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, f.EndDef()
+}
+
+func (r *run) coupledRound() error {
+	if r.writer {
+		if err := pnetcdf.PutVaraAll(r.cf, 0, r.start, r.count, r.buf); err != nil {
+			return err
+		}
+	} else if _, err := pnetcdf.IGetVara(r.cf, 0, r.start, r.count, r.buf); err != nil {
+		return err
+	}
+	return dtf.Transfer(coupledPath())
+}
+
+// fileRound exchanges through a real file: write and close, then open and
+// read. Each round uses a new file name (it does not match the coupled
+// pattern), removed after the round outside the timed part.
+func (r *run) fileRound() error {
+	path := filepath.Join(*dir, fmt.Sprintf("disk-%d.nc", r.round))
+	r.lastFile = path
+	if r.writer {
+		f, err := r.define(path)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(pnetcdf.PutVaraAll(f, 0, r.start, r.count, r.buf), f.Close()); err != nil {
+			return err
+		}
+	}
+	if err := mpi.Barrier(r.world); err != nil {
+		return err
+	}
+	if !r.writer {
+		f, err := pnetcdf.Open(r.comm, path, nc.NOWRITE)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(pnetcdf.GetVaraAll(f, 0, r.start, r.count, r.buf), f.Close()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
