@@ -60,3 +60,16 @@ fuzz:
 
 clean:
 	rm -rf $(BIN)
+
+# Fault, bad-input and load tests with their figures (-v), the long soak
+# (SOAK_CYCLES, default 200), then every fuzz target for FUZZTIME each.
+# docs/RELIABILITY.md lists what each test shows.
+reliability: deps
+	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Fault|LoadMany|LoadReplaySoak|CoupledBadInput|ErrorCodes|ConfigErrors|ApplyEnvErrors|UncoveredRead' ./dtf ./pnetcdf
+	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Load64|Load1000|AgentSurvives|HostileOwner|DiskFull|AgentRestart|KillProducer|PathConfinement|TokenRequired|ConsumeTimesOut' ./dyad
+	FUZZTIME=$${FUZZTIME:-60s} $(MAKE) --no-print-directory fuzz
+
+# libcouplet.so: the PnetCDF-compatible C library (capi/pnetcdf.h is its header).
+.PHONY: capi
+capi: deps
+	$(GO) build -buildmode=c-shared -o $(BIN)/libcouplet.so ./capi

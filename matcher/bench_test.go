@@ -14,7 +14,9 @@ import (
 // "different decomposition" pattern. Ranks own cubes of g^3 blocks
 // (g = n/10 when n >= 10, so 1000 writer and 1000 reader ranks at n = 100),
 // and requests arrive grouped by rank, as a matcher receives them.
-func blockCase(n, b int64) ([]Write, []Read) { return blockCaseShift(n, b, [3]int64{b / 2, b / 2, b / 2}) }
+func blockCase(n, b int64) ([]Write, []Read) {
+	return blockCaseShift(n, b, [3]int64{b / 2, b / 2, b / 2})
+}
 
 // blockCaseShift is blockCase with the read decomposition shifted by sh.
 func blockCaseShift(n, b int64, sh [3]int64) ([]Write, []Read) {

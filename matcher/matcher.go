@@ -84,6 +84,66 @@ type varWrites struct {
 // then per read O(1 + k) index work for the k writes it overlaps; only reads
 // served by overlapping writes pay for box subtraction.
 func (m *Matcher) Match() (Schedule, error) {
+	scalars, restore := m.promoteScalars()
+	s, err := m.match()
+	restore()
+	if len(scalars) > 0 {
+		demoteScalars(&s, scalars)
+	}
+	return s, err
+}
+
+// unitBox is how a scalar (0-D) variable is matched: the flat box lists of
+// the overlap path need at least one dimension to hold a box.
+func unitBox() Box { return Box{Start: []int64{0}, Count: []int64{1}} }
+
+// promoteScalars rewrites 0-D requests as the 1-D unit box for matching. It
+// returns the variables it touched and a function that puts the caller's
+// boxes back, since requests are kept without copying.
+func (m *Matcher) promoteScalars() (map[int]bool, func()) {
+	var scalars map[int]bool
+	var undo []*Box
+	mark := func(v int, b *Box) {
+		if b.Dims() == 0 {
+			if scalars == nil {
+				scalars = map[int]bool{}
+			}
+			scalars[v] = true
+			undo = append(undo, b)
+			*b = unitBox()
+		}
+	}
+	for i := range m.writes {
+		mark(m.writes[i].Var, &m.writes[i].Box)
+	}
+	for i := range m.reads {
+		mark(m.reads[i].Var, &m.reads[i].Box)
+	}
+	return scalars, func() {
+		for _, b := range undo {
+			*b = Box{Start: []int64{}, Count: []int64{}}
+		}
+	}
+}
+
+// demoteScalars gives the scalar variables' boxes back their 0 dimensions.
+func demoteScalars(s *Schedule, scalars map[int]bool) {
+	scalar := func() Box { return Box{Start: []int64{}, Count: []int64{}} }
+	for i := range s.Transfers {
+		if scalars[s.Transfers[i].Var] {
+			s.Transfers[i].Box = scalar()
+		}
+	}
+	for i := range s.Uncovered {
+		if u := &s.Uncovered[i]; scalars[u.Var] {
+			for j := range u.Missing {
+				u.Missing[j] = scalar()
+			}
+		}
+	}
+}
+
+func (m *Matcher) match() (Schedule, error) {
 	if len(m.writes) > math.MaxInt32 || len(m.reads) > math.MaxInt32 {
 		return Schedule{}, fmt.Errorf("matcher: too many requests (%d writes, %d reads)", len(m.writes), len(m.reads))
 	}
@@ -101,7 +161,7 @@ func (m *Matcher) Match() (Schedule, error) {
 		lastVar   = math.MinInt
 		vw        *varWrites
 	)
-	var qlo, qhi, ilo, ihi []int64
+	var qlo, qhi, ilo, ihi, bufA, bufB []int64
 	for _, ri := range order {
 		r := &m.reads[ri]
 		if r.Box.Empty() {
@@ -164,14 +224,19 @@ func (m *Matcher) Match() (Schedule, error) {
 				continue
 			}
 			// Later writes overlap: serve only what they left.
-			piece := boxFromBounds(ilo, ihi)
-			var later []Box
+			bufA = append(bufA[:0], ilo...)
+			bufA = append(bufA, ihi...)
 			for _, h := range cands[:i] {
-				if x.overlaps(h, ilo, ihi) {
-					later = append(later, m.writes[vw.ids[h]].Box)
+				if vw.shared[h] && x.overlaps(h, ilo, ihi) {
+					hb := int(h) * d
+					bufB = subtractFlat(bufB[:0], bufA, d, x.lo[hb:hb+d], x.hi[hb:hb+d])
+					bufA, bufB = bufB, bufA
+					if len(bufA) == 0 {
+						break
+					}
 				}
 			}
-			for _, p := range SubtractAll(piece, later) {
+			for _, p := range flatBoxes(bufA, d) {
 				c, ch, off := coords.alloc(2 * d)
 				out.add(rec{read: ri, write: w, chunk: ch, off: off})
 				copy(c, p.Start)
@@ -180,11 +245,13 @@ func (m *Matcher) Match() (Schedule, error) {
 			}
 		}
 		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
-			all := make([]Box, len(cands))
-			for i, c := range cands {
-				all[i] = m.writes[vw.ids[c]].Box
+			bufA = append(append(bufA[:0], qlo...), qhi...)
+			for _, c := range cands {
+				b := int(c) * d
+				bufB = subtractFlat(bufB[:0], bufA, d, x.lo[b:b+d], x.hi[b:b+d])
+				bufA, bufB = bufB, bufA
 			}
-			if miss := SubtractAll(r.Box, all); len(miss) > 0 {
+			if miss := flatBoxes(bufA, d); len(miss) > 0 {
 				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
 			}
 		}

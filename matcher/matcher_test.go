@@ -323,3 +323,20 @@ func TestIndexManyLevels(t *testing.T) {
 		}
 	}
 }
+
+// Several ranks writing one scalar: the later write wins and nothing hangs.
+func TestScalarOverlappingWrites(t *testing.T) {
+	scalar := Box{Start: []int64{}, Count: []int64{}}
+	ws := []Write{{Rank: 0, Var: 3, Seq: 1, Box: scalar}, {Rank: 1, Var: 3, Seq: 1, Box: scalar}, {Rank: 2, Var: 3, Seq: 2, Box: scalar}}
+	rs := []Read{{Rank: 0, Var: 3, ID: 7, Box: scalar}, {Rank: 1, Var: 4, ID: 8, Box: scalar}}
+	s, err := Match(ws, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Transfers) != 1 || s.Transfers[0].Writer != 2 || s.Transfers[0].Box.Dims() != 0 || s.Transfers[0].ReadID != 7 {
+		t.Fatalf("transfers %+v", s.Transfers)
+	}
+	if len(s.Uncovered) != 1 || s.Uncovered[0].Var != 4 || len(s.Uncovered[0].Missing) != 1 || s.Uncovered[0].Missing[0].Dims() != 0 {
+		t.Fatalf("uncovered %+v", s.Uncovered)
+	}
+}

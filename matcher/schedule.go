@@ -20,10 +20,14 @@ type Schedule struct {
 }
 
 // Writers returns the distinct writer ranks of s in ascending order.
-func (s Schedule) Writers() []int { return distinct(s.Transfers, func(t Transfer) int { return t.Writer }) }
+func (s Schedule) Writers() []int {
+	return distinct(s.Transfers, func(t Transfer) int { return t.Writer })
+}
 
 // Readers returns the distinct reader ranks of s in ascending order.
-func (s Schedule) Readers() []int { return distinct(s.Transfers, func(t Transfer) int { return t.Reader }) }
+func (s Schedule) Readers() []int {
+	return distinct(s.Transfers, func(t Transfer) int { return t.Reader })
+}
 
 func distinct(ts []Transfer, key func(Transfer) int) []int {
 	seen := map[int]bool{}

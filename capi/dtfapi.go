@@ -1,0 +1,106 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/nc"
+)
+
+// User-measured I/O time (dtf_time_start/end), reported at finalisation
+// when DTF_PRINT_STATS is set.
+var (
+	userStart time.Time
+	userIO    time.Duration
+)
+
+//export couplet_dtf_init
+func couplet_dtf_init(path, comp *C.char) C.int {
+	mu.Lock()
+	defer mu.Unlock()
+	p, c := "", ""
+	if path != nil {
+		p = C.GoString(path)
+	}
+	if comp != nil {
+		c = C.GoString(comp)
+	}
+	initDone = true
+	return status(dtf.Init(p, c))
+}
+
+//export couplet_dtf_finalize
+func couplet_dtf_finalize() C.int {
+	mu.Lock()
+	defer mu.Unlock()
+	return status(finalize())
+}
+
+// finalize ends the runtime and reports the user-measured I/O time.
+func finalize() error {
+	if os.Getenv("DTF_PRINT_STATS") != "" && os.Getenv("DTF_PRINT_STATS") != "0" {
+		fmt.Fprintf(os.Stderr, "couplet: %s: user-measured I/O time %v\n", dtf.ComponentName(), userIO)
+	}
+	return dtf.Finalize()
+}
+
+//export couplet_dtf_transfer
+func couplet_dtf_transfer(path *C.char, ncid C.int) C.int {
+	mu.Lock()
+	defer mu.Unlock()
+	p := ""
+	if path != nil {
+		p = C.GoString(path)
+	}
+	if p == "" {
+		f, err := file(ncid)
+		if err != nil {
+			return status(nc.Errorf(nc.EBADID, "dtf_transfer: no file name and ncid %d is not a coupled file", int(ncid)))
+		}
+		p = f.Path()
+	}
+	// As in DTF, a transfer on a file that is not coupled (or coupled in
+	// file mode, where the file system carries the data) does nothing.
+	if ok, mode := dtf.Claims(p); !ok || mode == dtf.ModeFile {
+		return 0
+	}
+	return status(dtf.Transfer(p))
+}
+
+//export couplet_dtf_transfer_all
+func couplet_dtf_transfer_all() C.int {
+	mu.Lock()
+	defer mu.Unlock()
+	return status(dtf.TransferAll())
+}
+
+//export couplet_dtf_time
+func couplet_dtf_time(start C.int) {
+	mu.Lock()
+	defer mu.Unlock()
+	if start != 0 {
+		userStart = time.Now()
+	} else if !userStart.IsZero() {
+		userIO += time.Since(userStart)
+		userStart = time.Time{}
+	}
+}
+
+//export couplet_at_finalize
+func couplet_at_finalize() {
+	mu.Lock()
+	defer mu.Unlock()
+	if !dtf.Active() {
+		return
+	}
+	if err := finalize(); err != nil {
+		fmt.Fprintf(os.Stderr, "couplet: finalising the coupling runtime in MPI_Finalize: %v\n", err)
+	}
+}

@@ -1,0 +1,64 @@
+package ucx
+
+import (
+	"testing"
+)
+
+// TestThreadModes exchanges a message between workers of each thread mode.
+func TestThreadModes(t *testing.T) {
+	for _, mode := range []ThreadMode{ThreadSerialized, ThreadSingle, ThreadMulti} {
+		c, err := NewContext(&Options{Config: map[string]string{"TLS": "sm"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := c.NewWorker(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.NewWorker(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := b.Address()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, err := a.Connect(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 3)
+		r, err := b.RecvTag(buf, 7, TagMaskAll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ep.SendTag([]byte("abc"), 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Wait(testTimeout)
+		if err := r.Wait(testTimeout); err != nil || string(buf) != "abc" {
+			t.Fatalf("mode %d: received %q, %v", mode, buf, err)
+		}
+		stop := serve(b)
+		if err := ep.Close(testTimeout); err != nil {
+			t.Errorf("mode %d: close: %v", mode, err)
+		}
+		stop()
+		a.Close()
+		b.Close()
+		c.Close()
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	// UCX 1.13 accepts unknown variable names silently, but checks values.
+	_, err := NewContext(&Options{Config: map[string]string{"MAX_EAGER_LANES": "lots"}})
+	if err == nil {
+		t.Fatal("a malformed UCX value was accepted")
+	}
+	t.Log(err)
+	if _, err := (&Worker{}).Connect(nil); err == nil {
+		t.Fatal("connect to an empty address succeeded")
+	}
+}
