@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
 
 // engine is the per-process coupling runtime: the component, its peers, the
@@ -19,11 +21,11 @@ type engine struct {
 	mu  sync.Mutex
 	cfg *Config
 
-	world     mpi.Comm // private duplicate of MPI_COMM_WORLD for all couplet traffic
-	comm      mpi.Comm // this component's communicator (Comm)
-	comp      int      // this component's index in comp_name order
-	compRanks [][]int  // world ranks of each component's ranks, in component-rank order
-	ownsMPI   bool     // Init initialised MPI, so Finalize finalises it
+	tr        transport.Transport // how control messages and blocks move between components
+	comm      mpi.Comm            // this component's communicator (Comm)
+	comp      int                 // this component's index in comp_name order
+	compRanks [][]int             // transport ranks of each component's ranks, in component-rank order
+	ownsMPI   bool                // Init initialised MPI, so Finalize finalises it
 
 	mail  []*envelope        // control messages not yet taken by a waiter
 	sends []*pendingSend     // control sends in flight
@@ -112,34 +114,16 @@ func findComponent(cfg *Config, name string) (int, error) {
 	return n, nil
 }
 
-// joinWorld duplicates the world, splits it per component and learns every
-// component's world ranks.
+// joinWorld connects this process to every component through the configured
+// transport and makes its component's communicator.
 func (e *engine) joinWorld() error {
-	var err error
-	if e.world, err = mpi.World().Dup(); err != nil {
+	t, err := mpitransport.Join(e.comp, e.cfg.NComp)
+	if err != nil {
 		return err
 	}
-	if err := e.world.SetErrorsReturn(); err != nil {
-		return err
-	}
-	me := e.world.Rank()
-	if e.comm, err = e.world.Split(e.comp, me); err != nil {
-		return err
-	}
-	comps := make([]int64, e.world.Size())
-	if err := mpi.Allgather(e.world, []int64{int64(e.comp)}, comps); err != nil {
-		return err
-	}
-	e.compRanks = make([][]int, e.cfg.NComp)
-	for w, c := range comps {
-		e.compRanks[c] = append(e.compRanks[c], w)
-	}
-	for i, rs := range e.compRanks {
-		if len(rs) == 0 {
-			return fmt.Errorf("dtf: component %q has no ranks in this run (world size %d)", e.cfg.CompNames[i], e.world.Size())
-		}
-	}
-	return nil
+	e.tr, e.compRanks = t, t.Components()
+	e.comm, err = mpi.World().Split(e.comp, t.Rank())
+	return err
 }
 
 // Finalize leaves the runtime. Files still open are an error. It is collective
@@ -163,7 +147,7 @@ func Finalize() error {
 			errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))
 		}
 	}
-	errs = append(errs, e.waitSends(), mpi.Barrier(e.world), e.comm.Free(), e.world.Free(), e.stats.Close())
+	errs = append(errs, e.waitSends(), e.tr.Close(), e.comm.Free(), e.stats.Close())
 	eng = nil
 	if e.ownsMPI {
 		errs = append(errs, mpi.Finalize())

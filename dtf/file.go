@@ -7,6 +7,7 @@ import (
 	"github.com/couplet-hpc/couplet/matcher"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/transport"
 )
 
 type role int
@@ -49,7 +50,7 @@ type File struct {
 	iputs     map[int][]*piece // nonblocking put id -> its pieces, until waited
 	bputUsed  int64
 	bputSize  int64
-	dataSends []*dataMsg
+	dataSends []transport.Pending
 	nextReq   int
 	wrec      writerRec // the record being built or replayed this epoch
 
@@ -62,12 +63,6 @@ type File struct {
 	nextID    int64
 
 	st EpochStats
-}
-
-// dataMsg is a subarray send or receive in flight.
-type dataMsg struct {
-	req *mpi.Request
-	dt  *mpi.Datatype
 }
 
 // pathHistory carries what outlives one session of a path: how many sessions
@@ -164,7 +159,7 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}}
 	world := make([]int64, comm.Size())
-	if err := mpi.Allgather(comm, []int64{int64(e.world.Rank())}, world); err != nil {
+	if err := mpi.Allgather(comm, []int64{int64(e.tr.Rank())}, world); err != nil {
 		return nil, err
 	}
 	f.world = make([]int, len(world))
@@ -301,12 +296,11 @@ func (f *File) lock() error {
 func (f *File) progress() error {
 	live := f.dataSends[:0]
 	for _, d := range f.dataSends {
-		done, _, err := d.req.Test()
+		done, err := d.Test()
 		if err != nil {
 			return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
 		}
 		if done {
-			d.dt.Free()
 			f.e.inFlight--
 		} else {
 			live = append(live, d)

@@ -133,7 +133,7 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 				ep.writes = old.writes
 			}
 		} else if ep.wReplay {
-			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher world rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.world.Rank())
+			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.tr.Rank())
 		}
 		ep.rec.writes = ep.writes
 	}
@@ -162,7 +162,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 			rr = ep.rec.rounds[rk]
 		}
 		if rr == nil {
-			reply.Err = fmt.Sprintf("reader rank %d replays round %d, which matcher world rank %d has no record of", rk.reader, rk.round, e.world.Rank())
+			reply.Err = fmt.Sprintf("reader rank %d replays round %d, which matcher rank %d has no record of", rk.reader, rk.round, e.tr.Rank())
 			return e.send(m.From, reply)
 		}
 		if ep.wReplay {
@@ -190,7 +190,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	// writer-reader pair the same data tag.
 	self, nmatch := 0, int64(e.cfg.MatcherCount(mf.nWriters))
 	for i, w := range mf.writers {
-		if w == e.world.Rank() {
+		if w == e.tr.Rank() {
 			self = i
 		}
 	}

@@ -2,8 +2,8 @@ package dtf
 
 import (
 	"github.com/couplet-hpc/couplet/matcher"
-	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/transport"
 )
 
 // piece is one box of a variable and where its elements sit in memory: the box
@@ -29,13 +29,9 @@ func (p *piece) subarrayStart(b matcher.Box) []int64 {
 	return s
 }
 
-// subarray builds the datatype that moves sub-box b of p in place. A scalar
-// variable is a one-element array to MPI.
-func (p *piece) subarray(esize int, b matcher.Box) (*mpi.Datatype, error) {
-	if len(p.bufShape) == 0 {
-		return mpi.NewSubarray(esize, []int64{1}, []int64{1}, []int64{0})
-	}
-	return mpi.NewSubarray(esize, p.bufShape, b.Count, p.subarrayStart(b))
+// block describes sub-box b of p in place in p's buffer, for the transport.
+func (p *piece) block(esize int, b matcher.Box) transport.Block {
+	return transport.Block{Buf: p.data, ElemSize: esize, Shape: p.bufShape, Start: p.subarrayStart(b), Count: b.Count}
 }
 
 // splitStrided cuts an access into pieces over data, one per combination of

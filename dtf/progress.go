@@ -1,15 +1,14 @@
 package dtf
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/transport"
 )
 
 // pendingSend is a control message in flight; buf stays referenced until done.
 type pendingSend struct {
-	req *mpi.Request
+	req transport.Pending
 	buf []byte
 }
 
@@ -20,7 +19,7 @@ func (e *engine) send(to int, m *envelope) error {
 	if err != nil {
 		return err
 	}
-	q, err := mpi.Isend(e.world, b, to, tagCtl)
+	q, err := e.tr.Send(to, tagCtl, b)
 	if err != nil {
 		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
 	}
@@ -34,30 +33,26 @@ func (e *engine) send(to int, m *envelope) error {
 func (e *engine) poll() (int, error) {
 	n := 0
 	for {
-		st, ok, err := mpi.Iprobe(e.world, mpi.AnySource, tagCtl)
+		msg, ok, err := e.tr.TryRecv(tagCtl)
 		if err != nil {
 			return n, err
 		}
 		if !ok {
 			break
 		}
-		buf := make([]byte, st.Count)
-		if _, err := mpi.Recv(e.world, buf, st.Source, tagCtl); err != nil {
-			return n, err
-		}
 		n++
-		m, err := decodeEnvelope(buf)
+		m, err := decodeEnvelope(msg.Data)
 		if err != nil {
-			return n, fmt.Errorf("%w (from world rank %d)", err, st.Source)
+			return n, fmt.Errorf("%w (from rank %d)", err, msg.Source)
 		}
-		m.From = st.Source
+		m.From = msg.Source
 		if err := e.dispatch(m); err != nil {
 			return n, err
 		}
 	}
 	live := e.sends[:0]
 	for _, s := range e.sends {
-		done, _, err := s.req.Test()
+		done, err := s.req.Test()
 		if err != nil {
 			return n, err
 		}
@@ -107,12 +102,7 @@ func (e *engine) take(pred func(*envelope) bool) *envelope {
 
 // waitSends completes every control send in flight.
 func (e *engine) waitSends() error {
-	var errs []error
-	for _, s := range e.sends {
-		if _, err := s.req.WaitTimeout(e.cfg.Timeout); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	e.sends = nil
-	return errors.Join(errs...)
+	return e.waitFor(func() string {
+		return fmt.Sprintf("%d control messages to be delivered", len(e.sends))
+	}, func() (bool, error) { return len(e.sends) == 0, nil })
 }

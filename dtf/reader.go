@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
-	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/replay"
+	"github.com/couplet-hpc/couplet/transport"
 )
 
 // readReq is a get waiting for its round: its pieces and the step that moves
@@ -200,7 +200,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	}
 	defer clear(f.byID)
 	// Post each matcher's receives as soon as its expectations arrive.
-	var recvs []*dataMsg
+	var recvs []transport.Pending
 	var missing []matcher.Uncovered
 	var errs []error
 	got := 0
@@ -270,44 +270,38 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 }
 
 // postRecv starts receiving one scheduled box straight into its piece's buffer.
-func (f *File) postRecv(t tagged) (*dataMsg, error) {
+func (f *File) postRecv(t tagged) (transport.Pending, error) {
 	p := f.byID[t.T.ReadID]
 	if p == nil {
 		return nil, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
 	}
 	esize := f.hdr.Vars[p.varid].Type.Size()
-	dt, err := p.subarray(esize, t.T.Box)
+	q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
 	if err != nil {
-		return nil, err
-	}
-	q, err := mpi.IrecvType(f.e.world, p.data, dt, t.Peer, dataTag(f.fileID, t.ID))
-	if err != nil {
-		dt.Free()
 		return nil, err
 	}
 	f.st.Bytes += t.T.Box.Volume() * int64(esize)
 	f.st.MsgsRecv++
 	f.e.inFlight++
-	return &dataMsg{q, dt}, nil
+	return q, nil
 }
 
 // waitRecvs waits for the posted receives, within the timeout. On failure it
-// cancels those still pending, so MPI never writes into the buffers after the
+// cancels those still pending, so nothing writes into the buffers after the
 // call returned.
-func (f *File) waitRecvs(recvs []*dataMsg) error {
+func (f *File) waitRecvs(recvs []transport.Pending) error {
 	i := 0
 	err := f.e.waitFor(func() string {
 		return fmt.Sprintf("data of %s from the writers: %d of %d boxes arrived", f.path, i, len(recvs))
 	}, func() (bool, error) {
 		for ; i < len(recvs); i++ {
-			done, _, err := recvs[i].req.Test()
+			done, err := recvs[i].Test()
 			if err != nil {
 				return false, err
 			}
 			if !done {
 				return false, nil
 			}
-			recvs[i].dt.Free()
 			f.e.inFlight--
 		}
 		return true, nil
@@ -319,10 +313,9 @@ func (f *File) waitRecvs(recvs []*dataMsg) error {
 }
 
 // abandon cancels receives that will not be waited for.
-func (f *File) abandon(recvs []*dataMsg) {
+func (f *File) abandon(recvs []transport.Pending) {
 	for _, d := range recvs {
-		d.req.Cancel()
-		d.dt.Free()
+		d.Cancel()
 		f.e.inFlight--
 	}
 }

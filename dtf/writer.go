@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
-	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/replay"
 )
@@ -270,16 +269,11 @@ func (f *File) onSchedule(m *envelope) error {
 			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
 		}
 		esize := f.hdr.Vars[p.varid].Type.Size()
-		dt, err := p.subarray(esize, t.T.Box)
+		q, err := f.e.tr.SendBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
 		if err != nil {
-			return err
+			return fmt.Errorf("dtf: %s: send %s of %s to rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
 		}
-		q, err := mpi.IsendType(f.e.world, p.data, dt, t.Peer, dataTag(f.fileID, t.ID))
-		if err != nil {
-			dt.Free()
-			return fmt.Errorf("dtf: %s: send %s of %s to world rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
-		}
-		f.dataSends = append(f.dataSends, &dataMsg{q, dt})
+		f.dataSends = append(f.dataSends, q)
 		f.e.inFlight++
 		f.st.Bytes += t.T.Box.Volume() * int64(esize)
 		f.st.MsgsSent++

@@ -6,14 +6,13 @@
 // The package holds only the interface, in the manner of database/sql;
 // implementations live apart:
 //
-//   - transport/mpi, for components started by one mpirun: messages are
-//     MPI point-to-point calls and blocks move with subarray datatypes,
-//     which were measured faster than packing;
-//   - transport/ucx, for components launched separately: ranks publish and
-//     look up UCX worker addresses in the KVS, messages are UCX tagged
-//     messages and blocks move by tagged send or RMA put from registered
-//     memory (package ucx is the binding).
+//   - transport/mpitransport, for components started by one mpirun:
+//     messages are MPI point-to-point calls and blocks move with subarray
+//     datatypes, which were measured faster than packing;
+//   - transport/ucxtransport, for components launched separately: ranks
+//     publish and look up UCX worker addresses in the KVS, and messages and
+//     blocks are UCX tagged messages (package ucx is the binding).
 //
-// Every call that waits is bounded by its context and ends in an error,
-// never a hang, and waiting never busy-spins.
+// Nothing in the interface blocks, so the engine owns the waiting policy:
+// it bounds every wait by its timeout and never busy-spins.
 package transport

@@ -1,0 +1,155 @@
+// Package mpitransport is the transport for components started by one
+// mpirun: ranks are MPI_COMM_WORLD ranks, control messages are MPI
+// point-to-point messages on a private duplicate of the world, and blocks
+// move with subarray datatypes straight from and into the caller's buffers.
+package mpitransport
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/transport"
+)
+
+// Transport is the MPI implementation of transport.Transport.
+type Transport struct {
+	world mpi.Comm
+	comps [][]int
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// Join duplicates MPI_COMM_WORLD and learns which world ranks belong to each
+// of ncomp components; comp is this process's component. It is collective
+// over the world, and every component must have at least one rank.
+func Join(comp, ncomp int) (*Transport, error) {
+	world, err := mpi.World().Dup()
+	if err != nil {
+		return nil, err
+	}
+	if err := world.SetErrorsReturn(); err != nil {
+		return nil, err
+	}
+	all := make([]int64, world.Size())
+	if err := mpi.Allgather(world, []int64{int64(comp)}, all); err != nil {
+		return nil, err
+	}
+	t := &Transport{world: world, comps: make([][]int, ncomp)}
+	for w, c := range all {
+		if c < 0 || int(c) >= ncomp {
+			return nil, fmt.Errorf("mpitransport: world rank %d names component %d of %d", w, c, ncomp)
+		}
+		t.comps[c] = append(t.comps[c], w)
+	}
+	for c, rs := range t.comps {
+		if len(rs) == 0 {
+			return nil, fmt.Errorf("mpitransport: component %d has no ranks in this mpirun (world size %d)", c, world.Size())
+		}
+	}
+	return t, nil
+}
+
+// Rank returns this process's world rank.
+func (t *Transport) Rank() int { return t.world.Rank() }
+
+// Size returns the world size.
+func (t *Transport) Size() int { return t.world.Size() }
+
+// Components returns each component's world ranks.
+func (t *Transport) Components() [][]int { return t.comps }
+
+// pending is a point-to-point operation and the datatype it owns.
+type pending struct {
+	req *mpi.Request
+	dt  *mpi.Datatype
+}
+
+// Test completes the operation if it has finished and frees its datatype.
+func (p *pending) Test() (bool, error) {
+	done, _, err := p.req.Test()
+	if done {
+		p.free()
+	}
+	return done, err
+}
+
+// Cancel abandons the operation.
+func (p *pending) Cancel() error {
+	err := p.req.Cancel()
+	p.free()
+	return err
+}
+
+func (p *pending) free() {
+	if p.dt != nil {
+		p.dt.Free()
+		p.dt = nil
+	}
+}
+
+// Send starts an MPI send of data.
+func (t *Transport) Send(to, tag int, data []byte) (transport.Pending, error) {
+	q, err := mpi.Isend(t.world, data, to, tag)
+	if err != nil {
+		return nil, err
+	}
+	return &pending{req: q}, nil
+}
+
+// TryRecv receives a waiting message with tag from any source.
+func (t *Transport) TryRecv(tag int) (transport.Message, bool, error) {
+	st, ok, err := mpi.Iprobe(t.world, mpi.AnySource, tag)
+	if err != nil || !ok {
+		return transport.Message{}, false, err
+	}
+	buf := make([]byte, st.Count)
+	if _, err := mpi.Recv(t.world, buf, st.Source, tag); err != nil {
+		return transport.Message{}, false, err
+	}
+	return transport.Message{Source: st.Source, Tag: tag, Data: buf}, true, nil
+}
+
+// subarray describes b's sub-block; a 0-D block is a one-element array.
+func subarray(b transport.Block) (*mpi.Datatype, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if len(b.Shape) == 0 {
+		return mpi.NewSubarray(b.ElemSize, []int64{1}, []int64{1}, []int64{0})
+	}
+	return mpi.NewSubarray(b.ElemSize, b.Shape, b.Count, b.Start)
+}
+
+// SendBlock sends b's sub-block in place with a subarray datatype.
+func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending, error) {
+	dt, err := subarray(b)
+	if err != nil {
+		return nil, err
+	}
+	q, err := mpi.IsendType(t.world, b.Buf, dt, to, tag)
+	if err != nil {
+		dt.Free()
+		return nil, err
+	}
+	return &pending{req: q, dt: dt}, nil
+}
+
+// RecvBlock receives a sub-block in place with a subarray datatype.
+func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
+	dt, err := subarray(b)
+	if err != nil {
+		return nil, err
+	}
+	q, err := mpi.IrecvType(t.world, b.Buf, dt, from, tag)
+	if err != nil {
+		dt.Free()
+		return nil, err
+	}
+	return &pending{req: q, dt: dt}, nil
+}
+
+// Close waits for every rank of the world, then frees the duplicate.
+func (t *Transport) Close() error {
+	return errors.Join(mpi.Barrier(t.world), t.world.Free())
+}
