@@ -67,6 +67,7 @@ import (
 //	COUPLET_MODE             transfer|file: overrides mode of every [FILE] section
 //	COUPLET_STATS            overrides stats_path
 //	COUPLET_TRANSPORT        mpi|ucx: overrides transport
+//	COUPLET_KVS              overrides kvs (etcd endpoints for separate launches)
 //
 // Variables of the original that couplet does not use: DTF_GLOBAL_PATH (no port files;
 // separate launches meet through the KVS), DTF_USE_MSG_BUFFER, DTF_IGNORE_IDLE.

@@ -99,6 +99,10 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		t, err := parseEnum(v, TransportMPI, TransportUCX)
 		return func() { c.Transport = t }, err
 	})
+	each("COUPLET_KVS", func(v string) (func(), error) {
+		eps, err := parseEndpoints(v)
+		return func() { c.KVS = eps }, err
+	})
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
