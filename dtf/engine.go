@@ -50,10 +50,12 @@ var (
 )
 
 // Init joins the coupling runtime: it reads the config (DTF_INI_FILE overrides
-// configPath), finds this process's component (by name, else MPMD_COMP, else
-// MPI_APPNUM) and splits MPI_COMM_WORLD per component. It is collective over
-// MPI_COMM_WORLD. If MPI is not initialised yet, Init initialises it asking for
-// MPI_THREAD_MULTIPLE, and Finalize will finalise it.
+// configPath), finds this process's component (by name, else
+// COUPLET_COMPONENT or MPMD_COMP, else MPI_APPNUM) and connects to the other
+// components through the configured transport: MPI_COMM_WORLD in one mpirun,
+// or UCX with a rendezvous in the KVS for separate launches. It is
+// collective over MPI_COMM_WORLD. If MPI is not initialised yet, Init
+// initialises it asking for MPI_THREAD_MULTIPLE, and Finalize finalises it.
 func Init(configPath, component string) error {
 	engMu.Lock()
 	defer engMu.Unlock()
@@ -90,10 +92,14 @@ func Init(configPath, component string) error {
 	return nil
 }
 
-// findComponent resolves this process's component index.
+// findComponent resolves this process's component index: the name given to
+// Init, else COUPLET_COMPONENT or MPMD_COMP, else MPI_APPNUM (one mpirun
+// only: separately launched jobs each have MPI_APPNUM 0).
 func findComponent(cfg *Config, name string) (int, error) {
-	if name == "" {
-		name = os.Getenv("MPMD_COMP")
+	for _, env := range []string{"COUPLET_COMPONENT", "MPMD_COMP"} {
+		if name == "" {
+			name = os.Getenv(env)
+		}
 	}
 	if name != "" {
 		if i := cfg.CompIndex(name); i >= 0 {
@@ -101,12 +107,15 @@ func findComponent(cfg *Config, name string) (int, error) {
 		}
 		return 0, fmt.Errorf("dtf: component %q is not declared in %s (comp_name: %v)", name, cfg.Path, cfg.CompNames)
 	}
+	if cfg.Transport == TransportUCX {
+		return 0, errors.New("dtf: separately launched components must be named: pass a name to Init or set COUPLET_COMPONENT")
+	}
 	n, set, err := mpi.AppNum()
 	if err != nil {
 		return 0, err
 	}
 	if !set {
-		return 0, errors.New("dtf: cannot tell this process's component: pass a name to Init, set MPMD_COMP, or launch with mpirun -np A prog1 : -np B prog2")
+		return 0, errors.New("dtf: cannot tell this process's component: pass a name to Init, set COUPLET_COMPONENT, or launch with mpirun -np A prog1 : -np B prog2")
 	}
 	if n < 0 || n >= cfg.NComp {
 		return 0, fmt.Errorf("dtf: MPI_APPNUM %d but %s declares %d components", n, cfg.Path, cfg.NComp)
