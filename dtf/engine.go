@@ -126,7 +126,7 @@ func findComponent(cfg *Config, name string) (int, error) {
 // joinWorld connects this process to every component through the configured
 // transport and makes its component's communicator.
 func (e *engine) joinWorld() error {
-	t, err := mpitransport.Join(e.comp, e.cfg.NComp)
+	t, err := mpitransport.Join(e.comp, e.cfg.NComp, e.cfg.Timeout)
 	if err != nil {
 		return err
 	}
@@ -156,8 +156,15 @@ func Finalize() error {
 			errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))
 		}
 	}
-	errs = append(errs, e.waitSends(), e.tr.Close(), e.comm.Free(), e.stats.Close())
+	errs = append(errs, e.waitSends(), e.stats.Close())
 	eng = nil
+	// A dead peer never reaches the transport's final barrier; then the
+	// remaining collective teardown would hang too, so it is skipped and
+	// the error returned.
+	if err := e.tr.Close(); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	errs = append(errs, e.comm.Free())
 	if e.ownsMPI {
 		errs = append(errs, mpi.Finalize())
 	}

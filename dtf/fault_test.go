@@ -149,9 +149,6 @@ func TestFaultFileNeverCreated(t *testing.T) {
 // and then calls Finalize, as a careful application would, must get an
 // error too, not block forever on the dead peer.
 func TestFaultFinalizeAfterDeadPeer(t *testing.T) {
-	if os.Getenv("COUPLET_BUGS") == "" {
-		t.Skip("BUG: dtf.Finalize blocks forever in its world barrier (dtf/engine.go Finalize) when a peer rank died; run with COUPLET_BUGS=1 to reproduce")
-	}
 	t.Setenv("OMPI_MCA_orte_enable_recovery", "1")
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("[INFO]\nncomp = 2\ncomp_name = w\ncomp_name = r\ntimeout = %s\n\n[FILE]\nfilename = %%.nc\ncomp1 = w\ncomp2 = r\nmode = transfer\n", faultTimeout)

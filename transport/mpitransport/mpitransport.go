@@ -5,8 +5,8 @@
 package mpitransport
 
 import (
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
@@ -14,16 +14,18 @@ import (
 
 // Transport is the MPI implementation of transport.Transport.
 type Transport struct {
-	world mpi.Comm
-	comps [][]int
+	world   mpi.Comm
+	comps   [][]int
+	timeout time.Duration
 }
 
 var _ transport.Transport = (*Transport)(nil)
 
 // Join duplicates MPI_COMM_WORLD and learns which world ranks belong to each
 // of ncomp components; comp is this process's component. It is collective
-// over the world, and every component must have at least one rank.
-func Join(comp, ncomp int) (*Transport, error) {
+// over the world, and every component must have at least one rank. Close
+// waits at most timeout for the other ranks.
+func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
 	world, err := mpi.World().Dup()
 	if err != nil {
 		return nil, err
@@ -35,7 +37,7 @@ func Join(comp, ncomp int) (*Transport, error) {
 	if err := mpi.Allgather(world, []int64{int64(comp)}, all); err != nil {
 		return nil, err
 	}
-	t := &Transport{world: world, comps: make([][]int, ncomp)}
+	t := &Transport{world: world, comps: make([][]int, ncomp), timeout: timeout}
 	for w, c := range all {
 		if c < 0 || int(c) >= ncomp {
 			return nil, fmt.Errorf("mpitransport: world rank %d names component %d of %d", w, c, ncomp)
@@ -149,7 +151,16 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	return &pending{req: q, dt: dt}, nil
 }
 
-// Close waits for every rank of the world, then frees the duplicate.
+// Close waits for every rank of the world, then frees the duplicate. A rank
+// that died never reaches the barrier: after the timeout Close gives up with
+// an error instead of hanging, and leaves the duplicate to the dying job.
 func (t *Transport) Close() error {
-	return errors.Join(mpi.Barrier(t.world), t.world.Free())
+	q, err := mpi.Ibarrier(t.world)
+	if err != nil {
+		return err
+	}
+	if _, err := q.WaitTimeout(t.timeout); err != nil {
+		return fmt.Errorf("mpitransport: not every rank reached the final barrier within %v (a peer died?): %w", t.timeout, err)
+	}
+	return t.world.Free()
 }

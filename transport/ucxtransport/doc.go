@@ -1,0 +1,41 @@
+// Package ucxtransport implements transport.Transport over UCX for
+// components launched separately (each mpirun has its own MPI_COMM_WORLD),
+// which find each other through the KVS.
+//
+// # Rendezvous
+//
+// Join is collective over each component's own communicator. Every rank
+// publishes its UCX worker address under <ns>/<comp>/addr/<rank>; once all
+// of them have, the component's rank 0 publishes the component's size under
+// <ns>/<comp>/size. Rank 0 of every component then waits (a KVS watch, no
+// polling) for the size of every other component and broadcasts the sizes
+// to its ranks. Transport ranks are the components' ranks concatenated in
+// configuration order. A component that does not register within
+// Options.Timeout makes Join fail with an error naming it.
+//
+// At Join a component's rank 0 first deletes its component's keys left by
+// an earlier run under the same namespace, and Close deletes the caller's
+// keys. A component that starts after its peer has already read stale keys
+// cannot be told apart from a live one, though: the namespace, which
+// includes COUPLET_JOB, must be unique per coupled run.
+//
+// # Messages
+//
+// Endpoints are created on the first send to a rank, from the address in
+// the KVS. A UCX tag carries a kind bit (control message or block), the
+// sender's rank and the caller's 31-bit tag, so TryRecv matches any source
+// and RecvBlock matches one source exactly. Control messages of unknown
+// size are found with a tag probe and received into a buffer of the
+// probed size. Blocks are sent in place when their sub-block is contiguous
+// in the buffer and packed otherwise (transport.Pack), in messages of at
+// most Options.ChunkBytes, so blocks over 4 GiB work. Messages to the
+// caller's own rank never touch UCX.
+//
+// # Errors
+//
+// Over shared memory UCX 1.13 has no peer failure detection, so the
+// default error mode is ucx.ErrModePeer only when UCX_TLS selects tcp
+// alone. With ErrModeNone a vanished peer shows up only as operations that
+// never complete: the engine's timeouts bound them. Close bounds its own
+// flush and endpoint closes, so a gone peer cannot hang it.
+package ucxtransport

@@ -1,0 +1,85 @@
+package ucxtransport
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/couplet-hpc/couplet/kvs"
+	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/ucx"
+)
+
+// Options configure Join.
+type Options struct {
+	KV         kvs.KV        // rendezvous store
+	Namespace  string        // key prefix for this coupled run, e.g. "couplet/dtf/<job>"; unique per run
+	Components []string      // component names in config order
+	Comp       int           // this process's component index
+	Comm       mpi.Comm      // this component's own communicator: collectives inside the component
+	Timeout    time.Duration // how long to wait for the other components to register (0: DefaultTimeout)
+	UCX        *ucx.Options  // context options (nil: defaults from the UCX_* environment)
+	// ChunkBytes is the largest UCX message a block travels in; bigger
+	// blocks go as several messages (0: DefaultChunkBytes).
+	ChunkBytes int64
+}
+
+// DefaultTimeout bounds the wait for peers when Options.Timeout is 0. It
+// also bounds KVS look-ups of peer addresses.
+const DefaultTimeout = 2 * time.Minute
+
+// DefaultChunkBytes is the default Options.ChunkBytes: well below the
+// 4 GiB at which UCX protocols start to misbehave.
+const DefaultChunkBytes = 1 << 30
+
+// check validates the options; every rank of a component sees the same
+// options, so all fail alike.
+func (o *Options) check() error {
+	switch {
+	case o.KV == nil:
+		return fmt.Errorf("ucxtransport: no KVS")
+	case o.Namespace == "":
+		return fmt.Errorf("ucxtransport: empty namespace")
+	case o.Comp < 0 || o.Comp >= len(o.Components):
+		return fmt.Errorf("ucxtransport: component index %d outside the %d components %v", o.Comp, len(o.Components), o.Components)
+	case o.Comm.IsNull():
+		return fmt.Errorf("ucxtransport: null communicator")
+	case o.ChunkBytes < 0:
+		return fmt.Errorf("ucxtransport: negative chunk size %d", o.ChunkBytes)
+	}
+	seen := map[string]bool{}
+	for _, c := range o.Components {
+		if seen[c] {
+			return fmt.Errorf("ucxtransport: component %q listed twice in %v", c, o.Components)
+		}
+		seen[c] = true
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.ChunkBytes == 0 {
+		o.ChunkBytes = DefaultChunkBytes
+	}
+	if o.UCX == nil {
+		o.UCX = defaultUCX(os.Getenv("UCX_TLS"))
+	}
+	return nil
+}
+
+// defaultUCX picks the error mode for the UCX_TLS setting: peer failure
+// handling needs transports that support it, which in UCX 1.13 means tcp
+// only (with it, shared memory endpoints fail as unreachable).
+func defaultUCX(tls string) *ucx.Options {
+	o := &ucx.Options{ErrMode: ucx.ErrModeNone}
+	if tls == "" {
+		return o
+	}
+	for _, t := range strings.Split(tls, ",") {
+		if strings.TrimSpace(t) != "tcp" {
+			return o
+		}
+	}
+	o.ErrMode = ucx.ErrModePeer
+	return o
+}

@@ -1,0 +1,37 @@
+package ucxtransport
+
+import "fmt"
+
+// The 64-bit UCX tag: bit 63 tells blocks from control messages, bits
+// 31..62 hold the sender's rank and bits 0..30 the caller's tag.
+const (
+	tagBits    = 31
+	maxTag     = 1 << tagBits
+	blockBit   = uint64(1) << 63
+	srcMask    = uint64(1)<<32 - 1
+	ctrlProbe  = blockBit | (maxTag - 1) // kind and tag, any source
+	exactMatch = ^uint64(0)
+)
+
+// maxRanks is the largest number of ranks the tag's source field holds.
+const maxRanks = 1 << 32
+
+// ucxTag builds the tag of a message from src.
+func ucxTag(block bool, src, tag int) uint64 {
+	t := uint64(src)<<tagBits | uint64(tag)
+	if block {
+		t |= blockBit
+	}
+	return t
+}
+
+// tagSource extracts the sender's rank from a UCX tag.
+func tagSource(t uint64) int { return int(t >> tagBits & srcMask) }
+
+// checkTag rejects tags the layout cannot carry.
+func checkTag(tag int) error {
+	if tag < 0 || tag >= maxTag {
+		return fmt.Errorf("ucxtransport: tag %d outside [0, 2^31)", tag)
+	}
+	return nil
+}

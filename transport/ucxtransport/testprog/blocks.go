@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/ucxtransport"
+)
+
+// blockCase is one sub-block moved from a sender's array into a
+// differently shaped receiver's array.
+type blockCase struct {
+	name           string
+	es             int
+	sShape, sStart []int64
+	rShape, rStart []int64
+	count          []int64
+	early          bool // receive posted before the sends
+}
+
+var blockCases = []blockCase{
+	{"3-D strided", 8, []int64{5, 6, 7}, []int64{1, 2, 3}, []int64{4, 8, 9}, []int64{2, 1, 0}, []int64{2, 3, 4}, true},
+	{"3-D contiguous", 8, []int64{8, 32, 32}, []int64{2, 0, 0}, []int64{6, 32, 32}, []int64{1, 0, 0}, []int64{4, 32, 32}, false},
+	{"3-D strided, chunked", 4, []int64{16, 64, 130}, []int64{1, 0, 1}, []int64{14, 66, 128}, []int64{0, 1, 0}, []int64{14, 64, 128}, true},
+	{"1-D contiguous, chunked", 1, []int64{300000}, []int64{1000}, []int64{250000}, []int64{0}, []int64{250000}, false},
+	{"0-D", 2, nil, nil, nil, nil, nil, false},
+}
+
+const sentinel = 0xEE
+
+func elems(shape []int64) int64 {
+	n := int64(1)
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+// senderByte is byte j of the sender's array in case k.
+func senderByte(src, k int, j int64) byte { return byte(j*131 + int64(src*17+k*5) + j>>8) }
+
+func (c blockCase) sendBlock(src, k int) transport.Block {
+	buf := make([]byte, elems(c.sShape)*int64(c.es))
+	for j := range buf {
+		buf[j] = senderByte(src, k, int64(j))
+	}
+	return transport.Block{Buf: buf, ElemSize: c.es, Shape: c.sShape, Start: c.sStart, Count: c.count}
+}
+
+func (c blockCase) recvBlock() transport.Block {
+	buf := make([]byte, elems(c.rShape)*int64(c.es))
+	for j := range buf {
+		buf[j] = sentinel
+	}
+	return transport.Block{Buf: buf, ElemSize: c.es, Shape: c.rShape, Start: c.rStart, Count: c.count}
+}
+
+// check compares every byte of the receiver's array with what it must
+// hold: the sender's element for each point of the block, the sentinel
+// elsewhere. Coordinates are mapped element by element, independently of
+// transport.Pack.
+func (c blockCase) check(b transport.Block, src, k int) error {
+	nd := len(c.rShape)
+	idx := make([]int64, nd)
+	for e := int64(0); e < elems(c.rShape); e++ {
+		rem := e
+		for d := nd - 1; d >= 0; d-- {
+			idx[d] = rem % c.rShape[d]
+			rem /= c.rShape[d]
+		}
+		inside := true
+		sflat := int64(0)
+		for d := range nd {
+			rel := idx[d] - c.rStart[d]
+			if rel < 0 || rel >= c.count[d] {
+				inside = false
+				break
+			}
+			sflat = sflat*c.sShape[d] + c.sStart[d] + rel
+		}
+		for x := range int64(c.es) {
+			got := b.Buf[e*int64(c.es)+x]
+			want := byte(sentinel)
+			if inside {
+				want = senderByte(src, k, sflat*int64(c.es)+x)
+			}
+			if got != want {
+				return fmt.Errorf("%s from %d: element %v byte %d is %#x, want %#x", c.name, src, idx, x, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// blocks sends every case to every rank of the other components and to
+// itself, receives theirs, and checks the receivers' arrays.
+func blocks(t *ucxtransport.Transport) {
+	me := t.Rank()
+	var peers []int
+	for c, ranks := range t.Components() {
+		if c != *comp {
+			peers = append(peers, ranks...)
+		}
+	}
+	peers = append(peers, me)
+	type recv struct {
+		p    transport.Pending
+		b    transport.Block
+		src  int
+		k    int
+		done bool
+	}
+	var recvs []*recv
+	post := func(early bool) {
+		for k, c := range blockCases {
+			if c.early != early {
+				continue
+			}
+			for _, src := range peers {
+				r := &recv{b: c.recvBlock(), src: src, k: k}
+				var err error
+				if r.p, err = t.RecvBlock(src, 100+k, r.b); err != nil {
+					mpitest.Fatal(rank, "receive %s from %d: %v", c.name, src, err)
+				}
+				recvs = append(recvs, r)
+			}
+		}
+	}
+	post(true)
+	var sends []transport.Pending
+	for k, c := range blockCases {
+		for _, dst := range peers {
+			p, err := t.SendBlock(dst, 100+k, c.sendBlock(me, k))
+			if err != nil {
+				mpitest.Fatal(rank, "send %s to %d: %v", c.name, dst, err)
+			}
+			sends = append(sends, p)
+		}
+	}
+	post(false)
+	poll("blocks", func() (bool, error) {
+		all := true
+		for _, r := range recvs {
+			if r.done {
+				continue
+			}
+			done, err := r.p.Test()
+			if err != nil {
+				return false, fmt.Errorf("receive %s from %d: %w", blockCases[r.k].name, r.src, err)
+			}
+			if done {
+				r.done = true
+				if err := blockCases[r.k].check(r.b, r.src, r.k); err != nil {
+					return false, err
+				}
+			}
+			all = all && done
+		}
+		sent, err := testAll(sends)
+		return all && sent, err
+	})
+}

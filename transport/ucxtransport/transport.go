@@ -1,0 +1,85 @@
+package ucxtransport
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/ucx"
+)
+
+// Transport is the UCX transport.Transport. Like the interface says, one
+// goroutine uses it at a time.
+type Transport struct {
+	o         Options
+	ctx       *ucx.Context
+	w         *ucx.Worker
+	rank      int
+	crank     int // rank in the component's communicator
+	comps     [][]int
+	compOf    []int // component index of every rank
+	eps       map[int]*ucx.Endpoint
+	inbox     map[int][]*inMsg // control messages by tag, in arrival order
+	self      selfBlocks
+	published bool // this rank's keys may exist and Close must delete them
+	closed    bool
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// Rank is this process's rank across all components.
+func (t *Transport) Rank() int { return t.rank }
+
+// Size is the number of ranks across all components.
+func (t *Transport) Size() int { return len(t.compOf) }
+
+// Components returns each component's ranks, in config order.
+func (t *Transport) Components() [][]int { return t.comps }
+
+// Worker exposes the UCX worker, e.g. to sleep on its event fd.
+func (t *Transport) Worker() *ucx.Worker { return t.w }
+
+// checkPeer validates a peer rank and a tag.
+func (t *Transport) checkPeer(rank, tag int) error {
+	if t.closed {
+		return fmt.Errorf("ucxtransport: transport closed")
+	}
+	if rank < 0 || rank >= t.Size() {
+		return fmt.Errorf("ucxtransport: rank %d outside [0, %d)", rank, t.Size())
+	}
+	return checkTag(tag)
+}
+
+// describe names a rank by component for error messages.
+func (t *Transport) describe(rank int) string {
+	if rank < 0 || rank >= t.Size() {
+		return fmt.Sprintf("unknown rank %d", rank)
+	}
+	c := t.compOf[rank]
+	return fmt.Sprintf("rank %d (%s rank %d)", rank, t.o.Components[c], rank-t.comps[c][0])
+}
+
+// endpoint returns the endpoint to rank, connecting on first use with the
+// address the rank published.
+func (t *Transport) endpoint(rank int) (*ucx.Endpoint, error) {
+	if ep := t.eps[rank]; ep != nil {
+		return ep, nil
+	}
+	c := t.compOf[rank]
+	key := addrKey(t.o.Namespace, t.o.Components[c], rank-t.comps[c][0])
+	ctx, cancel := context.WithTimeout(context.Background(), t.o.Timeout)
+	defer cancel()
+	addr, found, _, err := t.o.KV.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("ucxtransport: look up %s: %w", t.describe(rank), err)
+	}
+	if !found {
+		return nil, fmt.Errorf("ucxtransport: %s has no address under %q (it has closed)", t.describe(rank), key)
+	}
+	ep, err := t.w.Connect(addr)
+	if err != nil {
+		return nil, fmt.Errorf("ucxtransport: connect to %s: %w", t.describe(rank), err)
+	}
+	t.eps[rank] = ep
+	return ep, nil
+}
