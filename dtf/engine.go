@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
-	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
 
 // engine is the per-process coupling runtime: the component, its peers, the
@@ -22,6 +22,7 @@ type engine struct {
 	cfg *Config
 
 	tr        transport.Transport // how control messages and blocks move between components
+	kv        kvs.KV              // the rendezvous store of separately launched components (UCX)
 	comm      mpi.Comm            // this component's communicator (Comm)
 	comp      int                 // this component's index in comp_name order
 	compRanks [][]int             // transport ranks of each component's ranks, in component-rank order
@@ -123,18 +124,6 @@ func findComponent(cfg *Config, name string) (int, error) {
 	return n, nil
 }
 
-// joinWorld connects this process to every component through the configured
-// transport and makes its component's communicator.
-func (e *engine) joinWorld() error {
-	t, err := mpitransport.Join(e.comp, e.cfg.NComp, e.cfg.Timeout)
-	if err != nil {
-		return err
-	}
-	e.tr, e.compRanks = t, t.Components()
-	e.comm, err = mpi.World().Split(e.comp, t.Rank())
-	return err
-}
-
 // Finalize leaves the runtime. Files still open are an error. It is collective
 // over MPI_COMM_WORLD.
 func Finalize() error {
@@ -157,6 +146,9 @@ func Finalize() error {
 		}
 	}
 	errs = append(errs, e.waitSends(), e.stats.Close())
+	if e.kv != nil {
+		defer e.kv.Close()
+	}
 	eng = nil
 	// A dead peer never reaches the transport's final barrier; then the
 	// remaining collective teardown would hang too, so it is skipped and

@@ -187,7 +187,7 @@ func TestBlockOver4GiB(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]mpitest.Result, len(pair))
 	for c := range pair {
-		wg.Go(func() { results[c] = mpitest.Launch(3*jobTimeout, app(prog, url, ns, "sm", c, big...)) })
+		wg.Go(func() { results[c] = mpitest.Launch(5*time.Minute, app(prog, url, ns, "sm", c, big...)) })
 	}
 	wg.Wait()
 	for i, r := range results {

@@ -31,13 +31,16 @@ var (
 	missing = flag.String("expect-missing", "", "expect Join to time out naming this component")
 )
 
-// deadline bounds every exchange phase.
-const phaseTimeout = 30 * time.Second
+// phaseTimeout bounds every exchange phase (longer with -big).
+var phaseTimeout = 30 * time.Second
 
 var rank int // rank in the component's communicator, for failure lines
 
 func main() {
 	flag.Parse()
+	if *bigBytes > 0 {
+		phaseTimeout = 3 * time.Minute
+	}
 	if err := mpi.Init(); err != nil {
 		mpitest.Fatal(-1, "MPI_Init: %v", err)
 	}
