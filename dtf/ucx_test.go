@@ -55,7 +55,9 @@ func TestOverUCX(t *testing.T) {
 		dir := t.TempDir()
 		cfg, stats := ucxConfig(t, dir, etcd.Endpoint(), "replay_io = 1")
 		args := []string{"-cfg", cfg, "-dir", dir, "-case", "cycles", "-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1"}
-		env := func(c string) []string { return []string{"COUPLET_COMPONENT=" + c, "UCX_TLS=tcp", "COUPLET_JOB=" + t.Name()} }
+		env := func(c string) []string {
+			return []string{"COUPLET_COMPONENT=" + c, "UCX_TLS=tcp", "COUPLET_JOB=" + t.Name()}
+		}
 		rs := launchApart(mpitest.App{NP: 3, Prog: bin, Args: args, Env: env("r")}, mpitest.App{NP: 4, Prog: bin, Args: args, Env: env("w")})
 		for _, r := range rs {
 			if r.Err != nil {
