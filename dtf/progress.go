@@ -7,23 +7,36 @@ import (
 )
 
 // pendingSend is a control message in flight; buf stays referenced until done.
+// A best-effort message may fail (its receiver may have exited) without
+// failing anything else.
 type pendingSend struct {
-	req transport.Pending
-	buf []byte
+	req  transport.Pending
+	buf  []byte
+	best bool
 }
 
-// send starts a control message to a world rank. Sends never block, so two
-// ranks sending large request lists to each other cannot deadlock.
-func (e *engine) send(to int, m *envelope) error {
+// send starts a control message to a rank. Sends never block, so two ranks
+// sending large request lists to each other cannot deadlock.
+func (e *engine) send(to int, m *envelope) error { return e.start(to, m, false) }
+
+// sendAdvisory starts a message whose loss harms nothing, such as telling
+// ranks to drop a header they never took: under separate launches its
+// receiver may already have exited.
+func (e *engine) sendAdvisory(to int, m *envelope) { e.start(to, m, true) }
+
+func (e *engine) start(to int, m *envelope, best bool) error {
 	b, err := m.encode()
 	if err != nil {
 		return err
 	}
 	q, err := e.tr.Send(to, tagCtl, b)
 	if err != nil {
+		if best {
+			return nil
+		}
 		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
 	}
-	e.sends = append(e.sends, &pendingSend{q, b})
+	e.sends = append(e.sends, &pendingSend{q, b, best})
 	return nil
 }
 
@@ -53,10 +66,10 @@ func (e *engine) poll() (int, error) {
 	live := e.sends[:0]
 	for _, s := range e.sends {
 		done, err := s.req.Test()
-		if err != nil {
+		switch {
+		case err != nil && !s.best:
 			return n, err
-		}
-		if !done {
+		case err == nil && !done:
 			live = append(live, s)
 		}
 	}

@@ -1,7 +1,6 @@
 package dtf
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
@@ -76,7 +75,7 @@ func (f *File) Close() error {
 			// Every reader has closed; ranks of the peer component that
 			// never opened this session still hold its header.
 			for _, w := range e.compRanks[f.peerComp()] {
-				err = errors.Join(err, e.send(w, &envelope{Kind: kForget, Path: f.path, Session: f.session}))
+				e.sendAdvisory(w, &envelope{Kind: kForget, Path: f.path, Session: f.session})
 			}
 		}
 	} else {

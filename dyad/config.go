@@ -15,7 +15,7 @@ import (
 // DTL names a data transport layer.
 type DTL string
 
-// The data transport layers. Only DTLRPC is available in this build.
+// The data transport layers. DTLRPC and DTLUCX are available; Margo is not on this platform.
 const (
 	DTLRPC   DTL = "rpc"
 	DTLUCX   DTL = "ucx"
@@ -29,7 +29,7 @@ func ParseDTL(s string) (DTL, error) {
 	case "", "rpc", "flux_rpc":
 		return DTLRPC, nil
 	case "ucx":
-		return DTLUCX, fmt.Errorf("dyad: DTL %q is not available in this build yet; use rpc", s)
+		return DTLUCX, nil
 	case "margo":
 		return DTLMargo, fmt.Errorf("dyad: DTL %q needs Mercury/Margo, which is not available on this platform; use rpc", s)
 	}

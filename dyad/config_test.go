@@ -33,7 +33,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"bad boolean", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_SYNC_CHECK": "maybe"}, nil, "not a boolean"},
 		{"bad bins", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_KEY_BINS": "0"}, nil, "DYAD_KEY_BINS"},
 		{"margo", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_DTL_MODE": "MARGO"}, nil, "not available on this platform"},
-		{"ucx not yet", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_DTL_MODE": "UCX"}, nil, "not available in this build"},
+		{"ucx", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_DTL_MODE": "UCX"}, func(c Config) bool { return c.DTL == DTLUCX }, ""},
 	} {
 		cfg, err := configFrom(env(c.env))
 		if c.wantErr != "" {

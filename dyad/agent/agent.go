@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 )
@@ -45,8 +46,15 @@ type Options struct {
 	EtcdClient, EtcdPeer string
 	// StateDir holds the agent's state (default ProducerDir/.couplet/agent).
 	StateDir string
-	// DTL is the transport (DYAD -m); only rpc is available.
+	// DTL is the transport this agent fetches with (DYAD -m): rpc (FLUX_RPC) or ucx (UCX);
+	// empty means DYAD_DTL_MODE, else rpc. An agent serves peers over both.
 	DTL string
+	// UCXTLS is UCX_TLS for the ucx DTL (default: the UCX_TLS environment, else every
+	// transport UCX finds). With only tcp, UCX also reports peer failures.
+	UCXTLS string
+	// UCXSlot and UCXSlots shape the window this agent registers to receive a file over
+	// the ucx DTL (default 4 slots of 4 MiB); UCXSlot is also its largest put when serving.
+	UCXSlot, UCXSlots int
 	// Debug logs every request (DYAD -d).
 	Debug bool
 	// InfoLog and ErrorLog are log file paths (DYAD -i / -e); empty means stderr for
@@ -54,7 +62,7 @@ type Options struct {
 	InfoLog, ErrorLog string
 	// LogWriter, when set, receives both logs (tests).
 	LogWriter io.Writer `json:"-"`
-	// ChunkSize is the rpc DTL chunk (default 1 MiB).
+	// ChunkSize is the rpc DTL chunk (default 1 MiB); when set it also caps ucx puts.
 	ChunkSize int
 	// ChunkDelay throttles serving by sleeping after each chunk (demos and fault tests).
 	ChunkDelay time.Duration
@@ -81,10 +89,15 @@ type Agent struct {
 	cache   *cache
 	flights flights
 	ctr     counters
+	// dtl is the transport of this agent's fetches; ucx its lazily started UCX node.
+	dtl dyad.DTL
+	ucx ucxState
+	// chunkCap is ChunkSize when set explicitly (0 otherwise): the cap on ucx puts.
+	chunkCap int64
 }
 
 type counters struct {
-	fetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
+	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits atomic.Int64
 }
 
@@ -93,9 +106,14 @@ func Start(o Options) (a *Agent, err error) {
 	if o.ProducerDir == "" {
 		return nil, errors.New("agent: a producer directory is required")
 	}
-	if _, err := dyad.ParseDTL(o.DTL); err != nil {
+	if o.DTL == "" {
+		o.DTL = os.Getenv("DYAD_DTL_MODE")
+	}
+	dtl, err := dyad.ParseDTL(o.DTL)
+	if err != nil {
 		return nil, err
 	}
+	chunkCap := int64(o.ChunkSize)
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"
 	}
@@ -104,6 +122,15 @@ func Start(o Options) (a *Agent, err error) {
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 1 << 20
+	}
+	if o.UCXSlot <= 0 {
+		o.UCXSlot = defaultUCXSlot
+	}
+	if o.UCXSlots <= 0 {
+		o.UCXSlots = defaultUCXSlots
+	}
+	if o.UCXSlot > wire.MaxSlot || o.UCXSlots > wire.MaxSlots {
+		return nil, fmt.Errorf("agent: ucx window of %d slots of %d bytes exceeds %d of %d", o.UCXSlots, o.UCXSlot, wire.MaxSlots, wire.MaxSlot)
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 30 * time.Second
@@ -123,7 +150,7 @@ func Start(o Options) (a *Agent, err error) {
 	if o.EtcdDir == "" {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
-	a = &Agent{opts: o, cache: newCache()}
+	a = &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -153,11 +180,17 @@ func Start(o Options) (a *Agent, err error) {
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
 		return nil, err
 	}
+	if dtl == dyad.DTLUCX {
+		// Start UCX now, so that a bad UCX_TLS fails the start rather than the first fetch.
+		if _, err := a.ucxNode(); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+	}
 	a.wg.Add(2)
 	go a.accept(a.tcp, a.serveRemote)
 	go a.accept(a.unix, a.serveLocal)
-	a.info.Printf("agent up: rpc DTL on %s, socket %s, producer dir %s, kvs %s",
-		a.opts.Advertise, o.Socket, o.ProducerDir, a.KVSEndpoint())
+	a.info.Printf("agent up: serving on %s (fetching over %s), socket %s, producer dir %s, kvs %s",
+		a.opts.Advertise, dtl, o.Socket, o.ProducerDir, a.KVSEndpoint())
 	return a, nil
 }
 
@@ -260,6 +293,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"rejected": c.rejected.Load(), "unauthorized": c.unauthorized.Load(),
 		"publishes": c.publishes.Load(), "cache_hits": c.cacheHits.Load(),
 		"cache_misses": c.cacheMisses.Load(), "kvs_waits": c.kvsWaits.Load(),
+		"ucx_fetches_served": c.ucxFetchesServed.Load(),
 	}
 }
 
@@ -295,6 +329,7 @@ func (a *Agent) Close() error {
 		os.Remove(a.opts.Socket)
 	}
 	a.wg.Wait()
+	a.closeUCX()
 	a.cache.wait()
 	if a.kv != nil {
 		a.kv.Close()

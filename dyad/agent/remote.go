@@ -30,7 +30,7 @@ func (a *Agent) serveRemote(c net.Conn) {
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: "unauthorized: wrong or missing token"})
 		return
 	}
-	if m.Op != wire.OpFetch {
+	if m.Op != wire.OpFetch && m.Op != wire.OpFetchUCX {
 		a.errs.Printf("refused %v from %s: only fetch is served over TCP", m.Op, c.RemoteAddr())
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("%v not allowed from a peer", m.Op)})
 		return
@@ -38,7 +38,12 @@ func (a *Agent) serveRemote(c net.Conn) {
 	if a.opts.Debug {
 		a.info.Printf("fetch %q version %d for %s", m.Path, m.Version, c.RemoteAddr())
 	}
-	n, err := a.sendFile(c, m.Path)
+	var n int64
+	if m.Op == wire.OpFetchUCX {
+		n, err = a.sendFileUCX(c, m)
+	} else {
+		n, err = a.sendFile(c, m.Path)
+	}
 	if err != nil {
 		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
 		return

@@ -60,7 +60,7 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 				}
 			}
 		}
-		n, err := a.fetch(ctx, meta, dest)
+		n, err := a.fetchDTL(ctx, meta, dest)
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
 		}

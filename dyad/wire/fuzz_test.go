@@ -12,6 +12,9 @@ func FuzzRead(f *testing.F) {
 		{Op: OpFetch, Token: "t", Path: "../x"},
 		{Op: OpChunk, N: 4},
 		{Op: OpHeader, Meta: &Meta{Size: 4, Version: 1}},
+		{Op: OpFetchUCX, Path: "a", Win: &Window{Worker: []byte{1}, Addr: 1 << 40, Rkey: []byte{2}, SlotSize: 4 << 20, Slots: 4}},
+		{Op: OpReady, Off: 5 << 30, Len: 4 << 20},
+		{Op: OpAck, Off: 5 << 30},
 	} {
 		var b bytes.Buffer
 		Write(&b, m)
@@ -27,7 +30,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("accepted message does not re-encode: %v", err)
 		}
 		m2, err := Read(&b)
-		if err != nil || m2.Op != m.Op || m2.N != m.N {
+		if err != nil || m2.Op != m.Op || m2.N != m.N || m2.Off != m.Off || m2.Len != m.Len {
 			t.Fatalf("re-decode: %+v %v", m2, err)
 		}
 	})

@@ -46,11 +46,20 @@ const (
 	OpMeta
 	// OpStats asks for the agent's counters.
 	OpStats
+	// OpFetchUCX asks an agent for the file Path over the ucx DTL: the agent puts the
+	// file, chunk by chunk, into the consumer's registered window Win.
+	OpFetchUCX
+	// OpReady says that Len bytes of the file at offset Off are in the next window slot
+	// (the put has been flushed).
+	OpReady
+	// OpAck says that the consumer has taken the chunk at Off out of its slot, which the
+	// producer may then fill again.
+	OpAck
 	opMax
 )
 
 var opNames = [...]string{"invalid", "fetch", "header", "chunk", "end", "error", "publish",
-	"lookup", "wait", "stage", "list", "meta", "stats"}
+	"lookup", "wait", "stage", "list", "meta", "stats", "fetch-ucx", "ready", "ack"}
 
 func (o Op) String() string {
 	if int(o) < len(opNames) {
@@ -92,6 +101,22 @@ type Msg struct {
 	Found      bool             `msgpack:"found,omitempty"`
 	Meta       *Meta            `msgpack:"meta,omitempty"`
 	Counters   map[string]int64 `msgpack:"ctr,omitempty"`
+	// Win is the consumer's window of an OpFetchUCX.
+	Win *Window `msgpack:"win,omitempty"`
+	// Off and Len place a chunk in the file (OpReady, OpAck); int64, so files of any size.
+	Off int64 `msgpack:"off,omitempty"`
+	Len int64 `msgpack:"len,omitempty"`
+}
+
+// Window is memory a consumer's agent registered with UCX for the ucx DTL: Slots slots
+// of SlotSize bytes from the remote address Addr, reachable with the packed key Rkey
+// through the UCX worker whose address is Worker.
+type Window struct {
+	Worker   []byte `msgpack:"w"`
+	Addr     uint64 `msgpack:"a"`
+	Rkey     []byte `msgpack:"k"`
+	SlotSize int64  `msgpack:"s"`
+	Slots    int64  `msgpack:"n"`
 }
 
 // Limits that decoders enforce so a hostile peer cannot make us allocate without bound.
@@ -100,6 +125,9 @@ const (
 	MaxFrame = 64 << 10
 	// MaxChunk is the largest chunk payload accepted.
 	MaxChunk = 16 << 20
+	// MaxSlot and MaxSlots bound a ucx DTL window (4 GiB in all at most).
+	MaxSlot  = 256 << 20
+	MaxSlots = 16
 )
 
 // ErrMalformed is wrapped by every decoding failure of a frame's content.
@@ -166,6 +194,30 @@ func (m *Msg) Validate() error {
 		return fmt.Errorf("%w: negative version or timeout", ErrMalformed)
 	case m.Meta != nil && (m.Meta.Size < 0 || m.Meta.Version < 0):
 		return fmt.Errorf("%w: negative size or version in metadata", ErrMalformed)
+	case m.Off < 0 || m.Len < 0:
+		return fmt.Errorf("%w: negative offset or length", ErrMalformed)
+	case m.Op == OpReady && (m.Len == 0 || m.Len > MaxSlot):
+		return fmt.Errorf("%w: ready chunk length %d not in 1..%d", ErrMalformed, m.Len, MaxSlot)
+	case m.Op != OpReady && m.Len != 0:
+		return fmt.Errorf("%w: %v message carries a chunk length", ErrMalformed, m.Op)
+	case m.Op == OpFetchUCX && m.Win == nil:
+		return fmt.Errorf("%w: ucx fetch without a window", ErrMalformed)
+	case m.Win != nil:
+		return m.Win.validate()
+	}
+	return nil
+}
+
+// validate checks that the window is non-empty, bounded and does not wrap the address space.
+func (w *Window) validate() error {
+	switch {
+	case len(w.Worker) == 0 || len(w.Rkey) == 0:
+		return fmt.Errorf("%w: window without a worker address or remote key", ErrMalformed)
+	case w.SlotSize <= 0 || w.SlotSize > MaxSlot || w.Slots <= 0 || w.Slots > MaxSlots:
+		return fmt.Errorf("%w: window of %d slots of %d bytes (want 1..%d of 1..%d)",
+			ErrMalformed, w.Slots, w.SlotSize, MaxSlots, MaxSlot)
+	case w.Addr+uint64(w.Slots*w.SlotSize) < w.Addr:
+		return fmt.Errorf("%w: window wraps the address space", ErrMalformed)
 	}
 	return nil
 }

@@ -14,6 +14,9 @@ func TestRoundTrip(t *testing.T) {
 		{Op: OpHeader, Meta: &Meta{Key: "1.a", Path: "a", Owner: "127.0.0.1:1", Size: 9, Version: 2, Checksum: 7}},
 		{Op: OpStats, Counters: map[string]int64{"fetches": 1}},
 		{Op: OpError, Err: "nope"},
+		{Op: OpFetchUCX, Token: "t", Path: "a", Win: &Window{Worker: []byte{1, 2}, Addr: 1 << 40, Rkey: []byte{3}, SlotSize: 4 << 20, Slots: 4}},
+		{Op: OpReady, Off: 1<<32 + 5, Len: 1 << 20},
+		{Op: OpAck, Off: 1<<32 + 5},
 	} {
 		var b bytes.Buffer
 		if err := Write(&b, m); err != nil {
@@ -45,6 +48,15 @@ func TestRejects(t *testing.T) {
 		{Op: OpFetch, N: 5},
 		{Op: 200},
 		{Op: OpFetch, Version: -1},
+		{Op: OpFetchUCX, Path: "a"},
+		{Op: OpReady, Off: 1},
+		{Op: OpReady, Len: MaxSlot + 1},
+		{Op: OpAck, Off: -1},
+		{Op: OpAck, Len: 3},
+		{Op: OpFetchUCX, Win: &Window{Worker: []byte{1}, Rkey: []byte{1}, SlotSize: 0, Slots: 1}},
+		{Op: OpFetchUCX, Win: &Window{Worker: []byte{1}, Rkey: []byte{1}, SlotSize: 1, Slots: MaxSlots + 1}},
+		{Op: OpFetchUCX, Win: &Window{Rkey: []byte{1}, SlotSize: 1, Slots: 1}},
+		{Op: OpFetchUCX, Win: &Window{Worker: []byte{1}, Rkey: []byte{1}, Addr: ^uint64(0) - 10, SlotSize: 100, Slots: 1}},
 	} {
 		if err := m.Validate(); !errors.Is(err, ErrMalformed) {
 			t.Errorf("Validate(%+v) = %v, want ErrMalformed", m, err)

@@ -128,7 +128,7 @@ func (p *blockRecv) Test() (bool, error) {
 		return true, p.err
 	}
 	if !allDone(p.reqs) {
-		p.t.w.Progress()
+		p.t.progress()
 		if !allDone(p.reqs) {
 			return false, nil
 		}

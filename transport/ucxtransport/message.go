@@ -16,8 +16,15 @@ type inMsg struct {
 	req  *ucx.Request // nil once the data is all there
 }
 
-// maxDrain bounds the progress rounds of one TryRecv.
+// maxDrain bounds the progress rounds of one call.
 const maxDrain = 64
+
+// progress drives the worker while it has events, up to maxDrain rounds:
+// one round moves only a few fragments of a large message.
+func (t *Transport) progress() {
+	for i := 0; i < maxDrain && t.w.Progress() > 0; i++ {
+	}
+}
 
 // Send starts sending data to rank to with tag. A message to this rank is
 // copied and queued at once.
@@ -50,8 +57,7 @@ func (t *Transport) TryRecv(tag int) (transport.Message, bool, error) {
 	if t.closed {
 		return transport.Message{}, false, fmt.Errorf("ucxtransport: transport closed")
 	}
-	for i := 0; i < maxDrain && t.w.Progress() > 0; i++ {
-	}
+	t.progress()
 	if err := t.probe(tag); err != nil {
 		return transport.Message{}, false, err
 	}

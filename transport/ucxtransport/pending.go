@@ -25,7 +25,7 @@ type sendPending struct {
 // Test progresses the worker and reports whether every message went.
 func (p *sendPending) Test() (bool, error) {
 	if !allDone(p.reqs) {
-		p.t.w.Progress()
+		p.t.progress()
 		if !allDone(p.reqs) {
 			return false, nil
 		}
@@ -55,7 +55,7 @@ type donePending struct {
 }
 
 func (p donePending) Test() (bool, error) {
-	p.t.w.Progress()
+	p.t.progress()
 	return true, p.err
 }
 

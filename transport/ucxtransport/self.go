@@ -66,7 +66,7 @@ func (r *selfRecv) deliver(data []byte) {
 
 // Test reports whether the block has arrived; it also progresses UCX.
 func (r *selfRecv) Test() (bool, error) {
-	r.t.w.Progress()
+	r.t.progress()
 	return r.done, r.err
 }
 

@@ -1,0 +1,322 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+	"github.com/couplet-hpc/couplet/ucx"
+)
+
+// The ucx DTL, DYAD's UCX data path without its defects. The consumer's agent registers a
+// bounded window of a few slots and sends the producer's agent, over the authenticated TCP
+// connection, a fetch carrying its worker address, the window address and packed key. The
+// producer reads the file a chunk at a time into UCX memory, puts the chunk into the next
+// slot, flushes, and then says over TCP "Len bytes at Off are ready"; the consumer writes
+// the slot to its temporary file and acknowledges, which frees the slot for reuse. Offsets
+// are int64 throughout, so no 4 GiB limit; waits sleep on the TCP connection or the worker's
+// event fd, never on a polled size sentinel.
+
+// Defaults of the window a consumer registers.
+const (
+	defaultUCXSlot  = 4 << 20
+	defaultUCXSlots = 4
+	// maxWindows bounds the windows registered at once; further stagings wait for one.
+	maxWindows = 8
+	// maxEndpoints bounds the producer's endpoint cache.
+	maxEndpoints = 256
+	// epCloseTimeout bounds closing one endpoint when the agent stops.
+	epCloseTimeout = 500 * time.Millisecond
+)
+
+// ucxState is the agent's lazily created UCX node.
+type ucxState struct {
+	mu sync.Mutex
+	n  *ucxNode
+}
+
+// ucxNode is one UCX context and worker per agent, shared by its consumer side (windows)
+// and its producer side (endpoints to consumers' workers and source buffers).
+type ucxNode struct {
+	ctx  *ucx.Context
+	w    *ucx.Worker
+	addr []byte
+	// slot and slots shape the windows; slot is also the size of a source buffer.
+	slot, slots int64
+	sem         chan struct{} // one token per window in use
+
+	mu       sync.Mutex
+	closed   bool
+	eps      map[string]*ucx.Endpoint
+	retired  []*ucx.Endpoint // failed or evicted, closed with the node
+	wins     []*window       // idle windows
+	srcs     []*ucx.Memory   // idle source buffers
+	progN    int
+	progStop func()
+}
+
+// window is a registered consumer window and its packed remote key.
+type window struct {
+	mem  *ucx.Memory
+	rkey []byte
+}
+
+// ucxTLS is the UCX_TLS the DTL runs with: the option, else the environment.
+func ucxTLS(o *Options) string {
+	if o.UCXTLS != "" {
+		return o.UCXTLS
+	}
+	return os.Getenv("UCX_TLS")
+}
+
+// ucxErrMode picks peer failure detection when every transport supports it (tcp, plus
+// the loopback self). UCX 1.13's shared memory transports do not, and with ErrModePeer
+// they would be unreachable; there the TCP control connection reports a dead peer.
+func ucxErrMode(tls string) ucx.ErrMode {
+	tcp := false
+	for _, t := range strings.Split(tls, ",") {
+		switch strings.TrimSpace(t) {
+		case "tcp":
+			tcp = true
+		case "self":
+		default:
+			return ucx.ErrModeNone
+		}
+	}
+	if tcp {
+		return ucx.ErrModePeer
+	}
+	return ucx.ErrModeNone
+}
+
+// ucxNode returns the agent's UCX node, creating it on first use.
+func (a *Agent) ucxNode() (*ucxNode, error) {
+	a.ucx.mu.Lock()
+	defer a.ucx.mu.Unlock()
+	if a.ucx.n != nil {
+		return a.ucx.n, nil
+	}
+	if a.ctx.Err() != nil {
+		return nil, errors.New("agent is closing")
+	}
+	tls := ucxTLS(&a.opts)
+	uo := &ucx.Options{ErrMode: ucxErrMode(tls)}
+	if a.opts.UCXTLS != "" {
+		uo.Config = map[string]string{"TLS": a.opts.UCXTLS}
+	}
+	c, err := ucx.NewContext(uo)
+	if err != nil {
+		return nil, fmt.Errorf("ucx DTL (UCX_TLS=%q): %w", tls, err)
+	}
+	w, err := c.NewWorker(ucx.ThreadSerialized)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("ucx DTL: %w", err)
+	}
+	addr, err := w.Address()
+	if err != nil {
+		w.Close()
+		c.Close()
+		return nil, fmt.Errorf("ucx DTL: %w", err)
+	}
+	a.ucx.n = &ucxNode{ctx: c, w: w, addr: addr, slot: int64(a.opts.UCXSlot), slots: int64(a.opts.UCXSlots),
+		sem: make(chan struct{}, maxWindows), eps: map[string]*ucx.Endpoint{}}
+	a.info.Printf("ucx DTL ready (UCX_TLS=%q, windows of %d x %d bytes)", tls, a.opts.UCXSlots, a.opts.UCXSlot)
+	return a.ucx.n, nil
+}
+
+// closeUCX releases the UCX node once no transfer uses it (after the agent's goroutines end).
+func (a *Agent) closeUCX() {
+	a.ucx.mu.Lock()
+	n := a.ucx.n
+	a.ucx.n = nil
+	a.ucx.mu.Unlock()
+	if n != nil {
+		n.close()
+	}
+}
+
+func (n *ucxNode) close() {
+	n.mu.Lock()
+	n.closed = true
+	eps := n.retired
+	for _, ep := range n.eps {
+		eps = append(eps, ep)
+	}
+	wins, srcs := n.wins, n.srcs
+	n.eps, n.retired, n.wins, n.srcs = nil, nil, nil, nil
+	n.mu.Unlock()
+	// Close endpoints concurrently: each may wait out its timeout on a vanished peer.
+	var wg sync.WaitGroup
+	for _, ep := range eps {
+		wg.Go(func() { ep.Close(epCloseTimeout) })
+	}
+	wg.Wait()
+	for _, w := range wins {
+		w.mem.Unmap()
+	}
+	for _, m := range srcs {
+		m.Unmap()
+	}
+	n.w.Close()
+	n.ctx.Close()
+}
+
+// progress keeps the worker progressing while at least one window is being filled: over
+// tcp, a put lands only when the target's worker progresses. The goroutine sleeps on the
+// worker's event fd. The returned function releases the hold.
+func (n *ucxNode) progress() (release func()) {
+	n.mu.Lock()
+	n.progN++
+	if n.progN == 1 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			n.w.Wait(ctx, func() bool { return false })
+		}()
+		n.progStop = func() { cancel(); <-done }
+	}
+	n.mu.Unlock()
+	return sync.OnceFunc(func() {
+		n.mu.Lock()
+		n.progN--
+		var stop func()
+		if n.progN == 0 {
+			stop, n.progStop = n.progStop, nil
+		}
+		n.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	})
+}
+
+// getWindow takes an idle window or registers a new one, waiting (bounded by ctx) while
+// maxWindows are in use.
+func (n *ucxNode) getWindow(ctx context.Context) (*window, error) {
+	select {
+	case n.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no ucx window free (%d in use): %w", maxWindows, ctx.Err())
+	}
+	n.mu.Lock()
+	if k := len(n.wins); k > 0 {
+		w := n.wins[k-1]
+		n.wins = n.wins[:k-1]
+		n.mu.Unlock()
+		return w, nil
+	}
+	n.mu.Unlock()
+	mem, err := n.ctx.MemAlloc(int(n.slot * n.slots))
+	if err != nil {
+		<-n.sem
+		return nil, err
+	}
+	rkey, err := mem.PackRkey()
+	if err != nil {
+		mem.Unmap()
+		<-n.sem
+		return nil, err
+	}
+	return &window{mem: mem, rkey: rkey}, nil
+}
+
+// putWindow returns a window. One whose transfer failed is unregistered instead of being
+// reused: a producer still running could otherwise put stale data into the next transfer.
+func (n *ucxNode) putWindow(w *window, reuse bool) {
+	n.mu.Lock()
+	if reuse && !n.closed {
+		n.wins = append(n.wins, w)
+		w = nil
+	}
+	n.mu.Unlock()
+	if w != nil {
+		w.mem.Unmap()
+	}
+	<-n.sem
+}
+
+// getSrc takes an idle source buffer or allocates one of slot bytes. UCX-allocated memory
+// is the fastest source for a put.
+func (n *ucxNode) getSrc() (*ucx.Memory, error) {
+	n.mu.Lock()
+	if k := len(n.srcs); k > 0 {
+		m := n.srcs[k-1]
+		n.srcs = n.srcs[:k-1]
+		n.mu.Unlock()
+		return m, nil
+	}
+	n.mu.Unlock()
+	return n.ctx.MemAlloc(int(n.slot))
+}
+
+func (n *ucxNode) putSrc(m *ucx.Memory) {
+	n.mu.Lock()
+	if !n.closed && len(n.srcs) < maxWindows {
+		n.srcs = append(n.srcs, m)
+		m = nil
+	}
+	n.mu.Unlock()
+	if m != nil {
+		m.Unmap()
+	}
+}
+
+// endpoint returns the cached endpoint to the worker at addr, connecting if there is none
+// or the cached one has failed.
+func (n *ucxNode) endpoint(addr []byte) (*ucx.Endpoint, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, ucx.ErrClosed
+	}
+	if ep, ok := n.eps[string(addr)]; ok {
+		if ep.Err() == nil {
+			return ep, nil
+		}
+		n.retire(string(addr), ep)
+	}
+	if len(n.eps) >= maxEndpoints {
+		for k, ep := range n.eps { // evict one at random
+			n.retire(k, ep)
+			break
+		}
+	}
+	ep, err := n.w.Connect(addr)
+	if err != nil {
+		return nil, err
+	}
+	n.eps[string(addr)] = ep
+	return ep, nil
+}
+
+// dropEndpoint forgets ep after a failure, so that the next fetch reconnects. It is closed
+// with the node rather than now, as a concurrent transfer may still hold it.
+func (n *ucxNode) dropEndpoint(addr []byte, ep *ucx.Endpoint) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.eps[string(addr)] == ep {
+		n.retire(string(addr), ep)
+	}
+}
+
+// retire moves an endpoint out of the cache; the caller holds mu.
+func (n *ucxNode) retire(key string, ep *ucx.Endpoint) {
+	delete(n.eps, key)
+	n.retired = append(n.retired, ep)
+}
+
+// fetchDTL fetches meta's file into dest over the agent's DTL.
+func (a *Agent) fetchDTL(ctx context.Context, meta *wire.Meta, dest string) (int64, error) {
+	if a.dtl == dyad.DTLUCX {
+		return a.fetchUCX(ctx, meta, dest)
+	}
+	return a.fetch(ctx, meta, dest)
+}

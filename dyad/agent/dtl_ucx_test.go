@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/couplet-hpc/couplet/ucx"
+)
+
+// TestChunkPlan checks the cut of files into chunks and slots, including files whose
+// offsets cross 2^32 (DYAD's UCX DTL could not stage beyond 4 GiB): the chunks tile the
+// file exactly, in order, and slots rotate.
+func TestChunkPlan(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		size, chunk, slots int64
+		count              int64
+	}{
+		{"empty", 0, 4 << 20, 4, 0},
+		{"one byte", 1, 4 << 20, 4, 1},
+		{"exact", 8 << 20, 4 << 20, 4, 2},
+		{"tail", 8<<20 + 1, 4 << 20, 4, 3},
+		{"4 GiB + 3 MiB, default window", 4<<30 + 3<<20, 4 << 20, 4, 1025},
+		{"past 2^32 with a tiny window", 1<<32 + 4097, 4096, 3, 1<<20 + 2},
+		{"past 2^40", 1<<40 + 5, 256 << 20, 16, 4097},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := chunkPlan{size: c.size, chunk: c.chunk, slots: c.slots}
+			if got := p.count(); got != c.count {
+				t.Fatalf("count = %d, want %d", got, c.count)
+			}
+			var next int64
+			for k := int64(0); k < p.count(); k++ {
+				off, n, slot := p.at(k)
+				if off != next || n <= 0 || n > c.chunk || slot != k%c.slots || slot < 0 {
+					t.Fatalf("chunk %d = (off %d, n %d, slot %d) after %d bytes", k, off, n, slot, next)
+				}
+				next += n
+			}
+			if next != c.size {
+				t.Fatalf("chunks cover %d bytes, want %d", next, c.size)
+			}
+		})
+	}
+}
+
+func TestUCXErrMode(t *testing.T) {
+	for tls, want := range map[string]ucx.ErrMode{
+		"tcp": ucx.ErrModePeer, "tcp,self": ucx.ErrModePeer, " tcp ": ucx.ErrModePeer,
+		"": ucx.ErrModeNone, "sm": ucx.ErrModeNone, "posix,sysv": ucx.ErrModeNone,
+		"tcp,sm": ucx.ErrModeNone, "self": ucx.ErrModeNone, "^sm": ucx.ErrModeNone,
+	} {
+		if got := ucxErrMode(tls); got != want {
+			t.Errorf("ucxErrMode(%q) = %v, want %v", tls, got, want)
+		}
+	}
+}
+
+// TestWriteSparse writes chunks with zero runs of every alignment at offsets: the file
+// reads back identical, and aligned zero blocks are left as holes.
+func TestWriteSparse(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	want := make([]byte, 40*holeBlock+123)
+	for _, run := range [][2]int{{0, 100}, {holeBlock - 1, 3}, {5*holeBlock + 7, 2 * holeBlock}, {len(want) - 50, 50}} {
+		for i := run[0]; i < run[0]+run[1]; i++ {
+			want[i] = byte(r.Uint32() | 1)
+		}
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Unequal chunks, as a producer with a tail would send them.
+	for off, step := 0, 3*holeBlock+11; off < len(want); off += step {
+		if err := writeSparse(f, want[off:min(off+step, len(want))], int64(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(f.Name())
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read back %d bytes (%v), differ from %d written", len(got), err, len(want))
+	}
+	if st, _ := f.Stat(); st.Sys().(*syscall.Stat_t).Blocks*512 >= int64(len(want))/2 {
+		t.Errorf("%d bytes on disk for %d bytes mostly zero: holes not left", st.Sys().(*syscall.Stat_t).Blocks*512, len(want))
+	}
+	// An all-zero chunk at the end writes nothing; the caller's Truncate sets the size.
+	if err := writeSparse(f, make([]byte, 2*holeBlock), int64(len(want))); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := f.Stat(); st.Size() != int64(len(want)) {
+		t.Fatalf("zero chunk changed the size to %d", st.Size())
+	}
+}
