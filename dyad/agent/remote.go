@@ -44,6 +44,9 @@ func (a *Agent) serveRemote(c net.Conn) {
 	} else {
 		n, err = a.sendFile(c, m.Path)
 	}
+	if errors.Is(err, errRejected) {
+		return // counted and logged where it was refused
+	}
 	if err != nil {
 		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
 		return
@@ -79,13 +82,17 @@ func (a *Agent) openConfined(upath string) (*os.File, error) {
 	return f, nil
 }
 
+// errRejected marks a fetch refused by path confinement: the refusal was
+// already counted, logged and sent to the peer, and nothing was served.
+var errRejected = errors.New("fetch rejected")
+
 func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 	f, err := a.openConfined(upath)
 	if err != nil {
 		a.ctr.rejected.Add(1)
 		a.errs.Printf("rejected fetch of %q from %s: %v", upath, c.RemoteAddr(), err)
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("rejected %q: %v", upath, err)})
-		return 0, nil
+		return 0, errRejected
 	}
 	defer f.Close()
 	// A shared lock keeps a local writer holding an exclusive lock out while we read.

@@ -37,7 +37,7 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		a.ctr.rejected.Add(1)
 		a.errs.Printf("rejected fetch of %q from %s: %v", m.Path, c.RemoteAddr(), err)
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("rejected %q: %v", m.Path, err)})
-		return 0, nil
+		return 0, errRejected
 	}
 	defer f.Close()
 	// A shared lock keeps a local writer holding an exclusive lock out while we read.
