@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"net"
 	"os"
@@ -79,50 +80,15 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 }
 
 func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
-	d := net.Dialer{Timeout: 10 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", meta.Owner)
+	d, err := a.startDownload(ctx, meta, dest, &wire.Msg{Op: wire.OpFetch, Token: a.opts.Token, Path: meta.Path, Version: meta.Version})
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	idle := func() { c.SetDeadline(time.Now().Add(a.opts.IdleTimeout)) }
-	idle()
-	if err := wire.Write(c, &wire.Msg{Op: wire.OpFetch, Token: a.opts.Token, Path: meta.Path, Version: meta.Version}); err != nil {
-		return 0, err
-	}
-	h, err := wire.Read(c)
-	if err != nil {
-		return 0, fmt.Errorf("no reply: %w", err)
-	}
-	if h.Op == wire.OpError {
-		return 0, fmt.Errorf("owner refused: %s", h.Err)
-	}
-	if h.Op != wire.OpHeader || h.Meta == nil {
-		return 0, fmt.Errorf("owner sent %v, want a header", h.Op)
-	}
-	if h.Meta.Size != meta.Size {
-		return 0, fmt.Errorf("owner has %d bytes, metadata says %d (re-produced meanwhile?)", h.Meta.Size, meta.Size)
-	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return 0, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".couplet-tmp-"+filepath.Base(dest)+"-*")
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	sum := crc32.New(dyad.Castagnoli)
+	defer func() { d.end(err) }()
 	var buf []byte
 	for {
-		idle()
-		m, err := wire.Read(c)
+		d.idle()
+		m, err := wire.Read(d.c)
 		if err != nil {
 			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
@@ -139,28 +105,101 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 			buf = make([]byte, m.N)
 		}
 		p := buf[:m.N]
-		if _, err := readFull(c, p, idle); err != nil {
+		if _, err := readFull(d.c, p, d.idle); err != nil {
 			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
-		sum.Write(p)
-		if _, err := tmp.Write(p); err != nil {
+		d.sum.Write(p)
+		if _, err := d.tmp.Write(p); err != nil {
 			return n, err
 		}
 		n += m.N
 	}
-	if n != meta.Size {
-		return n, fmt.Errorf("got %d bytes, want %d", n, meta.Size)
+	return n, d.commit(n)
+}
+
+// download is one fetch from an owner's agent, whatever the DTL: the control
+// connection once the owner accepted, and the temporary file the bytes go to
+// until they are verified and renamed into place.
+type download struct {
+	a    *Agent
+	c    net.Conn
+	stop func() bool
+	meta *wire.Meta
+	dest string
+	tmp  *os.File
+	sum  hash.Hash32
+}
+
+// startDownload dials the owner, sends req, checks the owner's header against
+// meta and creates the temporary file next to dest. The caller ends it with
+// end, after commit on success.
+func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string, req *wire.Msg) (*download, error) {
+	dl := net.Dialer{Timeout: 10 * time.Second}
+	c, err := dl.DialContext(ctx, "tcp", meta.Owner)
+	if err != nil {
+		return nil, err
 	}
-	if s := sum.Sum32(); s != meta.Checksum {
-		return n, fmt.Errorf("checksum %08x, published %08x", s, meta.Checksum)
+	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli)}
+	d.stop = context.AfterFunc(ctx, func() { c.Close() })
+	fail := func(err error) (*download, error) {
+		d.end(err)
+		return nil, err
 	}
-	if err := tmp.Close(); err != nil {
-		return n, err
+	d.idle()
+	if err := wire.Write(c, req); err != nil {
+		return fail(err)
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return n, err
+	h, err := wire.Read(c)
+	switch {
+	case err != nil:
+		return fail(fmt.Errorf("no reply: %w", err))
+	case h.Op == wire.OpError:
+		return fail(fmt.Errorf("owner refused: %s", h.Err))
+	case h.Op != wire.OpHeader || h.Meta == nil:
+		return fail(fmt.Errorf("owner sent %v, want a header", h.Op))
+	case h.Meta.Size != meta.Size:
+		return fail(fmt.Errorf("owner has %d bytes, metadata says %d (re-produced meanwhile?)", h.Meta.Size, meta.Size))
 	}
-	return n, nil
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return fail(err)
+	}
+	if d.tmp, err = os.CreateTemp(filepath.Dir(dest), ".couplet-tmp-"+filepath.Base(dest)+"-*"); err != nil {
+		return fail(err)
+	}
+	return d, nil
+}
+
+// idle renews the connection's deadline while the owner keeps talking.
+func (d *download) idle() { d.c.SetDeadline(time.Now().Add(d.a.opts.IdleTimeout)) }
+
+// commit checks the n bytes received against the size and checksum the
+// producer published, then renames the file into place. Zero runs a DTL
+// skipped as holes are covered by setting the size.
+func (d *download) commit(n int64) error {
+	if n != d.meta.Size {
+		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
+	}
+	if s := d.sum.Sum32(); s != d.meta.Checksum {
+		return fmt.Errorf("checksum %08x, published %08x", s, d.meta.Checksum)
+	}
+	if err := d.tmp.Truncate(n); err != nil {
+		return err
+	}
+	if err := d.tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(d.tmp.Name(), d.dest)
+}
+
+// end releases the connection; after a failure it removes the temporary
+// file, so no partial file is ever left.
+func (d *download) end(err error) {
+	d.stop()
+	d.c.Close()
+	if err != nil && d.tmp != nil {
+		d.tmp.Close()
+		os.Remove(d.tmp.Name())
+	}
 }
 
 // readFull reads len(p) bytes, renewing the idle deadline as data arrives.

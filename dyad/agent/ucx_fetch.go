@@ -4,13 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/crc32"
-	"net"
 	"os"
-	"path/filepath"
-	"time"
 
-	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
@@ -33,52 +28,17 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 	defer func() { un.putWindow(win, reuse) }()
 	defer un.progress()()
 
-	d := net.Dialer{Timeout: 10 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", meta.Owner)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	idle := func() { c.SetDeadline(time.Now().Add(a.opts.IdleTimeout)) }
-	idle()
 	req := &wire.Msg{Op: wire.OpFetchUCX, Token: a.opts.Token, Path: meta.Path, Version: meta.Version,
 		Win: &wire.Window{Worker: un.addr, Addr: win.mem.Addr(), Rkey: win.rkey, SlotSize: un.slot, Slots: un.slots}}
-	if err := wire.Write(c, req); err != nil {
-		return 0, err
-	}
-	h, err := wire.Read(c)
-	if err != nil {
-		return 0, fmt.Errorf("no reply: %w", err)
-	}
-	if h.Op == wire.OpError {
-		return 0, fmt.Errorf("owner refused: %s", h.Err)
-	}
-	if h.Op != wire.OpHeader || h.Meta == nil {
-		return 0, fmt.Errorf("owner sent %v, want a header", h.Op)
-	}
-	if h.Meta.Size != meta.Size {
-		return 0, fmt.Errorf("owner has %d bytes, metadata says %d (re-produced meanwhile?)", h.Meta.Size, meta.Size)
-	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return 0, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".couplet-tmp-"+filepath.Base(dest)+"-*")
+	d, err := a.startDownload(ctx, meta, dest, req)
 	if err != nil {
 		return 0, err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	sum := crc32.New(dyad.Castagnoli)
+	defer func() { d.end(err) }()
 	buf := win.mem.Bytes()
 	for k := int64(0); ; k++ {
-		idle()
-		m, err := wire.Read(c)
+		d.idle()
+		m, err := wire.Read(d.c)
 		if err != nil {
 			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
@@ -94,33 +54,17 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		}
 		s := (k % un.slots) * un.slot
 		p := buf[s : s+m.Len]
-		sum.Write(p)
-		if err := writeSparse(tmp, p, m.Off); err != nil {
+		d.sum.Write(p)
+		if err := writeSparse(d.tmp, p, m.Off); err != nil {
 			return n, err
 		}
 		n += m.Len
 		// The slot is in the file: the producer may fill it again.
-		if err := wire.Write(c, &wire.Msg{Op: wire.OpAck, Off: m.Off}); err != nil {
+		if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: m.Off}); err != nil {
 			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
 	}
-	if n != meta.Size {
-		return n, fmt.Errorf("got %d bytes, want %d", n, meta.Size)
-	}
-	if s := sum.Sum32(); s != meta.Checksum {
-		return n, fmt.Errorf("checksum %08x, published %08x", s, meta.Checksum)
-	}
-	// Zero runs were skipped as holes; the size covers a trailing one.
-	if err := tmp.Truncate(n); err != nil {
-		return n, err
-	}
-	if err := tmp.Close(); err != nil {
-		return n, err
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return n, err
-	}
-	return n, nil
+	return n, d.commit(n)
 }
 
 // holeBlock is the granularity at which writeSparse leaves zeros as holes.
