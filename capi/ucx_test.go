@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,17 +33,8 @@ func TestTransferSeparateLaunches(t *testing.T) {
 					{NP: 4, Prog: l.prog(t, "writer"), Env: append(env, "COUPLET_COMPONENT=writer"),
 						Args: []string{filepath.Join(dir, "coupled.nc"), filepath.Join(dir, "side.nc"), mode}},
 				}
-				var wg sync.WaitGroup
-				res := make([]mpitest.Result, len(apps))
-				for i, a := range apps {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						res[i] = mpitest.Launch(runTimeout, a)
-					}()
-					time.Sleep(time.Second) // the reader starts first and waits for the writer
-				}
-				wg.Wait()
+				// The reader starts first and waits for the writer.
+				res := mpitest.LaunchApart(runTimeout, time.Second, apps...)
 				for i, r := range res {
 					if r.Err != nil {
 						t.Fatalf("%s: %v\n%s", filepath.Base(apps[i].Prog), r.Err, r.Output)

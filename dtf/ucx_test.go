@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,22 +26,6 @@ func ucxConfig(t *testing.T, dir, endpoint string, fileKeys string) (cfg, stats 
 	return cfg, stats
 }
 
-// launchApart starts each app as its own mpirun, the second a moment later.
-func launchApart(apps ...mpitest.App) []mpitest.Result {
-	var wg sync.WaitGroup
-	out := make([]mpitest.Result, len(apps))
-	for i, a := range apps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i] = mpitest.Launch(2*time.Minute, a)
-		}()
-		time.Sleep(time.Second)
-	}
-	wg.Wait()
-	return out
-}
-
 func TestOverUCX(t *testing.T) {
 	etcd, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: t.TempDir()})
 	if err != nil {
@@ -58,7 +41,7 @@ func TestOverUCX(t *testing.T) {
 		env := func(c string) []string {
 			return []string{"COUPLET_COMPONENT=" + c, "UCX_TLS=tcp", "COUPLET_JOB=" + t.Name()}
 		}
-		rs := launchApart(mpitest.App{NP: 3, Prog: bin, Args: args, Env: env("r")}, mpitest.App{NP: 4, Prog: bin, Args: args, Env: env("w")})
+		rs := mpitest.LaunchApart(2*time.Minute, time.Second, mpitest.App{NP: 3, Prog: bin, Args: args, Env: env("r")}, mpitest.App{NP: 4, Prog: bin, Args: args, Env: env("w")})
 		for _, r := range rs {
 			if r.Err != nil {
 				t.Fatalf("%v:\n%s", r.Err, r.Output)

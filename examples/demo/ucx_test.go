@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,19 +40,8 @@ func TestSeparateLaunchesOverUCX(t *testing.T) {
 				if first == "analyze" {
 					apps[0], apps[1] = apps[1], apps[0]
 				}
-				var wg sync.WaitGroup
-				outs := make([]mpitest.Result, 2)
-				for i, a := range apps {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						outs[i] = mpitest.Launch(2*time.Minute, a)
-					}()
-					if i == 0 {
-						time.Sleep(2 * time.Second) // the second job starts late: the first must wait for it
-					}
-				}
-				wg.Wait()
+				// The second job starts late: the first must wait for it.
+				outs := mpitest.LaunchApart(2*time.Minute, 2*time.Second, apps...)
 				for i, r := range outs {
 					if r.Err != nil {
 						t.Fatalf("%s: %v after %v; output:\n%s", apps[i].Prog, r.Err, r.Elapsed.Round(time.Millisecond), r.Output)
