@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -202,8 +203,10 @@ func current() (*engine, error) {
 }
 
 // background serves incoming messages while the application computes. It runs
-// only when MPI provides THREAD_MULTIPLE, and sleeps between polls.
+// only when MPI provides THREAD_MULTIPLE, on a locked OS thread (MPI and UCX
+// see one thread, not whichever the Go scheduler picks), and sleeps between polls.
 func (e *engine) background() {
+	runtime.LockOSThread()
 	defer close(e.bgDone)
 	idle := time.Millisecond
 	for {
