@@ -164,11 +164,12 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	// call, so every rank of the group must take the same branch.
 	record := f.fc.ReplayIO && collective && !closing
 	key := f.replayKey(round)
-	sig := f.signature(all)
+	var sig uint64
 	var old, rec readerRec
 	have := false
 	if record {
 		var err error
+		sig = f.signature(all)
 		old, have = e.rrecs.Lookup(key, sig)
 		if have, err = agree(f.group, have); err != nil {
 			return err

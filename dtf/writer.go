@@ -174,9 +174,11 @@ func (f *File) waitPuts(ids []int) []error {
 func (f *File) endWriterEpoch(closing bool) error {
 	e := f.e
 	start := time.Now()
-	key, sig := f.replayKey(-1), f.signature(f.writes)
+	key := f.replayKey(-1)
+	var sig uint64
 	outcome := replay.Off
 	if f.fc.ReplayIO {
+		sig = f.signature(f.writes)
 		old, have := e.wrecs.Lookup(key, sig)
 		all, err := agree(f.group, have)
 		if err != nil {
