@@ -21,6 +21,7 @@ type Machine struct {
 	Go        string   `json:"go"`         // Go version of the harness
 	OpenMPI   string   `json:"open_mpi"`   // `mpirun --version`
 	PnetCDF   string   `json:"pnetcdf"`    // `pnetcdf-config --version`
+	UCX       string   `json:"ucx"`        // `pkg-config --modversion ucx`
 	MCA       []string `json:"mca"`        // Open MPI settings every launch used
 	TmpDir    string   `json:"tmp_dir"`    // where real files were written
 	TmpFSType string   `json:"tmp_fstype"` // file system type of TmpDir
@@ -40,6 +41,9 @@ func DetectMachine(extra []string) Machine {
 	}
 	m.OpenMPI = firstLine("mpirun", "--version")
 	m.PnetCDF = firstLine("pnetcdf-config", "--version")
+	if v := firstLine("pkg-config", "--modversion", "ucx"); v != "" {
+		m.UCX = "UCX " + v
+	}
 	m.MCA = mcaSettings(extra)
 	m.TmpFSType = fsType(m.TmpDir)
 	return m

@@ -39,7 +39,11 @@ func WritePlots(r *Results, dir string) ([]string, error) {
 		}
 		out = append(out, path)
 	}
-	return out, nil
+	more, err := extraPlots(r, dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, more...), nil
 }
 
 // spread is a line of medians with min–max error bars.

@@ -67,7 +67,7 @@ func WriteMarkdown(w io.Writer, r *Results, plots []string) {
 	}
 	p("")
 	writeMachine(w, r)
-	writeSummary(w, r)
+	writeTargets(w, r)
 	for _, c := range r.Cases {
 		p("## Case %d: %s", c.ID, c.Title)
 		p("")
@@ -79,6 +79,14 @@ func WriteMarkdown(w io.Writer, r *Results, plots []string) {
 			writeExchange(w, r)
 		case c.ID == CaseMatching:
 			writeMatching(w, r)
+		case c.ID == CaseReplay:
+			writeReplay(w, r)
+		case c.ID == CaseStaging:
+			writeStaging(w, r)
+		case c.ID == CaseLocator:
+			writeLocator(w, r)
+		case c.ID == CaseUCX:
+			writeUCX(w, r)
 		}
 	}
 	if len(plots) > 0 {
@@ -107,21 +115,8 @@ func writeMachine(w io.Writer, r *Results) {
 	p("| PnetCDF | %s |", orDash(m.PnetCDF))
 	p("| Real files in | `%s` (%s, local disk; page cache not dropped) |", m.TmpDir, orDash(m.TmpFSType))
 	p("| memcpy (Go `copy`, %d MiB) | %s GB/s |", r.MemcpyBytes>>20, r.Memcpy.Format("%.2f"))
-	p("")
-}
-
-func writeSummary(w io.Writer, r *Results) {
-	if len(r.Exchange) == 0 {
-		return
-	}
-	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("## Targets")
-	p("")
-	p("| Size | couplet / raw MPI (target >= %.1f) | couplet / PnetCDF files (target >= %.0f) |", TargetVsMPI, TargetVsFile)
-	p("|---:|---:|---:|")
-	for _, e := range r.Exchange {
-		p("| %d MiB | %.2f %s | %.2f %s |", e.MiB, e.CoupledVsMPI, verdict(e.CoupledVsMPI >= TargetVsMPI), e.CoupledVsFile, verdict(e.CoupledVsFile >= TargetVsFile))
-	}
+	p("| UCX | %s |", orDash(m.UCX))
+	p("| Load average | %s |", orDash(loadLine(r)))
 	p("")
 }
 

@@ -22,7 +22,21 @@ func TestWriteOutputs(t *testing.T) {
 		Matching: []MatchPoint{
 			{Boxes: 1000, Matchers: 1, Critical: Summarize([]float64{0.001})},
 			{Boxes: 10648, Matchers: 1, Critical: Summarize([]float64{0.01})},
-		}}
+		},
+		Replay: &ReplayResult{Workload: ReplayWorkload{Cycles: 3, NVars: 2, NZ: 4, NY: 8, NX: 8, WBlocks: 2}, Measured: 2,
+			Seconds:  map[string]Summary{ReplayOn: Summarize([]float64{1, 1}), ReplayOff: Summarize([]float64{2, 2})},
+			Match:    map[string]Summary{ReplayOn: Summarize([]float64{0.1}), ReplayOff: Summarize([]float64{0.5})},
+			Transfer: map[string]Summary{ReplayOn: Summarize([]float64{0.2}), ReplayOff: Summarize([]float64{0.2})},
+			Hits:     map[string]int{"on/writer": 8, "on/reader": 4}, Misses: map[string]int{}, OffVsOn: 2},
+		Staging: []StagingPoint{{MiB: 1024, Reps: 5, RPCvsTCP: 0.9, RPCvsCp: 2, UCXvsRPC: map[string]float64{StageUCXSM: 1.5, StageUCXTCP: 0.8},
+			GBps: map[string]Summary{StageRPC: Summarize([]float64{1}), StageRawTCP: Summarize([]float64{1.1}), StageCp: Summarize([]float64{0.5}),
+				StageUCXSM: Summarize([]float64{1.5}), StageUCXTCP: Summarize([]float64{0.8})}}},
+		Locator: []LocatorPoint{{Level: "local", Lookups: 10, Reps: 5, Median: Summarize([]float64{10})},
+			{Level: "agent", Lookups: 10, Reps: 5, Median: Summarize([]float64{40})}},
+		UCXExchange: []UCXExchangePoint{{MiB: 64, Reps: 5, VsMPI: map[string]float64{SysUCXSM: 0.9, SysUCXTCP: 0.4},
+			GBps: map[string]Summary{SysCoupledMPI: Summarize([]float64{3}), SysUCXSM: Summarize([]float64{2.7}), SysUCXTCP: Summarize([]float64{1.2})}}},
+		LoadStart: "1.00 2.00 3.00", LoadEnd: "2.00 2.00 3.00",
+	}
 	for _, id := range AllCases {
 		cs := CaseStatus{ID: id, Title: caseTitles[id], Status: "measured"}
 		if why, ok := missingReason[id]; ok {
@@ -35,8 +49,8 @@ func TestWriteOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 4 {
-		t.Errorf("wrote %v, want PERFORMANCE.md, results.json and two plots", paths)
+	if len(paths) != 7 {
+		t.Errorf("wrote %v, want PERFORMANCE.md, results.json and five plots", paths)
 	}
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
@@ -44,7 +58,12 @@ func TestWriteOutputs(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "PERFORMANCE.md"))
-	for _, want := range []string{"| 64 MiB | 1 | 20.50 |", "0.50 (**not met**)", "Case 3: Replay", "**missing.**", "make bench", "perf/exchange.png"} {
+	for _, want := range []string{"| 64 MiB | 1 | 20.50 |", "0.50 (**not met**)", "Case 3: Replay",
+		"make bench", "perf/exchange.png", "| on | 2 | 1.0000 (1.0000–1.0000)", "Cycle time off / on: **2.00**",
+		"| 1 GiB | 5 | 20.50 | 1.00 (1.00–1.00) | 1.10 (1.10–1.10) | 0.50 (0.50–0.50) | 0.90 | 2.00 |",
+		"| 4 | 1 GiB | rpc DTL / raw TCP | >= 0.7 | 0.90 (met) |", "| agent | 10 | 40.0 (40.0–40.0) | – | x 4.0 |",
+		"| 64 MiB | 5 | 20.50 | 3.00 (3.00–3.00) | 2.70 (2.70–2.70) | 1.20 (1.20–1.20) | 0.90 | 0.40 |",
+		"perf/ucx-staging.png", "1.00 2.00 3.00 at the start"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("PERFORMANCE.md lacks %q:\n%s", want, md)
 		}

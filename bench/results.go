@@ -19,6 +19,16 @@ type Results struct {
 	Cases       []CaseStatus    `json:"cases"`
 	Exchange    []ExchangePoint `json:"exchange,omitempty"`
 	Matching    []MatchPoint    `json:"matching,omitempty"`
+	// Replay is case 3, Staging cases 4 and 6b, Locator case 5 and
+	// UCXExchange case 6a.
+	Replay      *ReplayResult      `json:"replay,omitempty"`
+	Staging     []StagingPoint     `json:"staging,omitempty"`
+	Locator     []LocatorPoint     `json:"locator,omitempty"`
+	UCXExchange []UCXExchangePoint `json:"ucx_exchange,omitempty"`
+	// LoadStart and LoadEnd are /proc/loadavg when the run began and ended:
+	// the machine may be shared.
+	LoadStart string `json:"load_start,omitempty"`
+	LoadEnd   string `json:"load_end,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -14,35 +15,51 @@ type Options struct {
 	Reps        int     // timed repetitions per measurement (>= 5 for reported numbers)
 	// BigReps, when > 0, replaces Reps for case-1 sizes of BigMiB MiB and
 	// more, to keep the full run within its time budget.
-	BigReps     int
-	BigMiB      int64
-	MatchSides  []int64  // case-2 problem sides n (n^3 write and n^3 read boxes)
-	Matchers    []int    // case-2 matcher counts
-	MemcpyBytes int64    // size of the memcpy measurement
-	MCA         []string // extra OMPI_MCA_KEY=VALUE settings for every case-1 launch
-	Timeout     time.Duration
-	Quick       bool
-	Command     string               // recorded as the way to reproduce the run
-	Progress    func(string, ...any) // progress lines; nil = silent
+	BigReps    int
+	BigMiB     int64
+	MatchSides []int64        // case-2 problem sides n (n^3 write and n^3 read boxes)
+	Matchers   []int          // case-2 matcher counts
+	Replay     ReplayWorkload // case-3 workload
+	StageMiB   []int64        // case-4/6b file sizes in MiB
+	// StageBigReps, when > 0, replaces Reps for staging sizes of at least
+	// StageBigMiB MiB.
+	StageBigReps   int
+	StageBigMiB    int64
+	LocatorLookups int      // case-5 lookups per level per repetition
+	UCXMiB         []int64  // case-6a array sizes in MiB
+	MemcpyBytes    int64    // size of the memcpy measurement
+	MCA            []string // extra OMPI_MCA_KEY=VALUE settings for every case-1 launch
+	Timeout        time.Duration
+	Quick          bool
+	Command        string               // recorded as the way to reproduce the run
+	Progress       func(string, ...any) // progress lines; nil = silent
 }
 
 // DefaultOptions returns the full run of `make bench` (well under 15 minutes
 // on 2 cores) or, with quick, a run of about a minute.
 func DefaultOptions(quick bool) Options {
 	o := Options{
-		Cases:       []int{CaseArray, CaseMatching},
-		ExchangeMiB: []int64{64, 256, 1024},
-		Reps:        5,
-		MatchSides:  []int64{10, 22, 46, 100},
-		Matchers:    []int{1, 2, 4, 8},
-		MemcpyBytes: 256 << 20,
-		Timeout:     10 * time.Minute,
-		Command:     "make bench",
+		Cases:          slices.Clone(AllCases),
+		ExchangeMiB:    []int64{64, 256, 1024},
+		Reps:           5,
+		MatchSides:     []int64{10, 22, 46, 100},
+		Matchers:       []int{1, 2, 4, 8},
+		Replay:         ReplayWorkload{Cycles: 8, NVars: 32, NZ: 16, NY: 64, NX: 64, WBlocks: 4},
+		StageMiB:       []int64{1, 16, 256, 1024},
+		LocatorLookups: 200,
+		UCXMiB:         []int64{64, 256, 1024},
+		MemcpyBytes:    256 << 20,
+		Timeout:        10 * time.Minute,
+		Command:        "make bench",
 	}
 	if quick {
 		o.Quick = true
 		o.ExchangeMiB = []int64{64}
 		o.MatchSides = []int64{10, 22, 46}
+		o.Replay.Cycles = 6
+		o.StageMiB = []int64{1, 16}
+		o.LocatorLookups = 100
+		o.UCXMiB = []int64{64}
 		o.Command = "go run ./cmd/couplet bench -quick"
 	}
 	return o
@@ -52,6 +69,14 @@ func DefaultOptions(quick bool) Options {
 func (o Options) repsFor(mib int64) int {
 	if o.BigReps > 0 && o.BigMiB > 0 && mib >= o.BigMiB {
 		return o.BigReps
+	}
+	return o.Reps
+}
+
+// stageRepsFor is the number of timed repetitions of staging at mib MiB.
+func (o Options) stageRepsFor(mib int64) int {
+	if o.StageBigReps > 0 && o.StageBigMiB > 0 && mib >= o.StageBigMiB {
+		return o.StageBigReps
 	}
 	return o.Reps
 }
@@ -69,10 +94,26 @@ func Run(o Options) (*Results, error) {
 		return nil, fmt.Errorf("bench: %d repetitions", o.Reps)
 	}
 	start := time.Now()
-	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(o.MCA), MemcpyBytes: o.MemcpyBytes}
+	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(o.MCA), MemcpyBytes: o.MemcpyBytes, LoadStart: loadAvg()}
+	has := func(id int) bool { return slices.Contains(o.Cases, id) }
 	steps := 1
-	if slices.Contains(o.Cases, CaseArray) {
-		steps += 1 + len(o.ExchangeMiB)
+	if has(CaseArray) || has(CaseUCX) {
+		steps++ // build
+	}
+	if has(CaseArray) {
+		steps += len(o.ExchangeMiB)
+	}
+	if has(CaseReplay) {
+		steps += 2
+	}
+	if has(CaseStaging) || has(CaseUCX) {
+		steps += 1 + len(o.StageMiB)
+	}
+	if has(CaseLocator) {
+		steps++
+	}
+	if has(CaseUCX) {
+		steps += len(o.UCXMiB)
 	}
 	if slices.Contains(o.Cases, CaseMatching) {
 		steps += len(o.MatchSides) * len(o.Matchers)
@@ -97,17 +138,19 @@ func Run(o Options) (*Results, error) {
 		r.Cases = append(r.Cases, cs)
 	}
 
-	if slices.Contains(o.Cases, CaseArray) {
-		next("case 1: building %s", ExchangeProg)
-		dir, err := os.MkdirTemp("", "couplet-bench-bin-")
-		if err != nil {
+	dir, err := os.MkdirTemp("", "couplet-bench-bin-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var bin string
+	if has(CaseArray) || has(CaseUCX) {
+		next("building %s", ExchangeProg)
+		if bin, err = BuildProgram(ExchangeProg, dir); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
-		bin, err := BuildProgram(ExchangeProg, dir)
-		if err != nil {
-			return nil, err
-		}
+	}
+	if has(CaseArray) {
 		for _, mib := range o.ExchangeMiB {
 			reps := o.repsFor(mib)
 			next("case 1: %d MiB, %d writers -> %d readers, %d reps per system", mib, Writers, Readers, reps)
@@ -134,7 +177,85 @@ func Run(o Options) (*Results, error) {
 			}
 		}
 	}
+	if has(CaseReplay) {
+		next("case 3: building %s", CyclesProg)
+		cbin, err := BuildProgram(CyclesProg, dir)
+		if err != nil {
+			return nil, err
+		}
+		w := o.Replay
+		next("case 3: replay on vs off, %d cycles each (the first records), %d variables of %dx%dx%d", w.Cycles, w.NVars, w.NZ, w.NY, w.NX)
+		if r.Replay, err = RunReplay(cbin, w, o.MCA, o.Timeout); err != nil {
+			return nil, err
+		}
+		o.progress("        cycle on %s s, off %s s, off/on %.2f; hits %v misses %v", r.Replay.Seconds[ReplayOn].Format("%.4f"),
+			r.Replay.Seconds[ReplayOff].Format("%.4f"), r.Replay.OffVsOn, r.Replay.Hits, r.Replay.Misses)
+	}
+	if has(CaseStaging) || has(CaseUCX) || has(CaseLocator) {
+		if err := runStaging(o, r, next); err != nil {
+			return nil, err
+		}
+	}
+	if has(CaseUCX) {
+		for _, mib := range o.UCXMiB {
+			next("case 6a: coupling over MPI vs over UCX (sm, tcp) across two launches, %d MiB, %d reps", mib, o.repsFor(mib))
+			pts, err := RunUCXExchange(bin, []int64{mib}, o.repsFor(mib), o.MCA, o.Timeout, o.Progress)
+			if err != nil {
+				return nil, err
+			}
+			r.UCXExchange = append(r.UCXExchange, pts...)
+		}
+	}
+	r.LoadEnd = loadAvg()
 	r.Seconds = time.Since(start).Seconds()
 	r.Generated = time.Now().UTC().Format(time.RFC3339)
 	return r, nil
+}
+
+// runStaging measures cases 4, 5 and 6b on one set of agents.
+func runStaging(o Options, r *Results, next func(string, ...any)) error {
+	has := func(id int) bool { return slices.Contains(o.Cases, id) }
+	next("cases 4-6: starting dyad agent pairs (rpc, ucx sm, ucx tcp) with embedded etcd")
+	s, err := StartStaging()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if has(CaseStaging) || has(CaseUCX) {
+		for _, mib := range o.StageMiB {
+			reps := o.stageRepsFor(mib)
+			next("cases 4/6b: staging %d MiB, %d reps per system", mib, reps)
+			p, err := s.Measure(mib, reps)
+			if err != nil {
+				return err
+			}
+			o.progress("        rpc %s | tcp %s | cp %s | ucx-sm %s | ucx-tcp %s GB/s | rpc/tcp %.2f",
+				p.GBps[StageRPC].Format("%.2f"), p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"),
+				p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"), p.RPCvsTCP)
+			r.Staging = append(r.Staging, p)
+		}
+	}
+	if has(CaseLocator) {
+		next("case 5: locator lookups, %d per level per rep, %d reps", o.LocatorLookups, o.Reps)
+		if r.Locator, err = s.MeasureLocator(o.LocatorLookups, o.Reps); err != nil {
+			return err
+		}
+		for _, l := range r.Locator {
+			o.progress("        %-5s median %s us", l.Level, l.Median.Format("%.1f"))
+		}
+	}
+	return nil
+}
+
+// loadAvg returns the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -1,8 +1,10 @@
 package dtf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
@@ -157,6 +159,9 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			all = append(all, p)
 		}
 	}
+	// Ids follow the order of the calls: sorted, the round's requests (and so
+	// its replay signature) do not depend on how the caller batched them.
+	slices.SortFunc(all, func(a, b *piece) int { return cmp.Compare(a.id, b.id) })
 	f.st.Requests += int64(len(all))
 	round := f.round
 	f.round++

@@ -73,6 +73,17 @@ func TestReplayHitsAfterFirstCycle(t *testing.T) {
 	}
 }
 
+// Several pending gets ended by an explicit Transfer replay too: the order in
+// which the engine batches them must not change the signature.
+func TestReplayExplicitManyGets(t *testing.T) {
+	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-nvars", "5", "-explicit", "-wgrid", "2x2", "-rgrid", "3x1"})
+	for k := 1; k < 4; k++ {
+		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+			t.Errorf("cycle %d: outcomes %v, want 4 writers and 3 readers to hit", k, got)
+		}
+	}
+}
+
 func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
 	_, stats := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
 	want := []string{"miss", "hit", "miss", "hit", "hit"}

@@ -13,8 +13,8 @@ import (
 )
 
 var benchCmd = &cobra.Command{
-	Use:   "bench [-quick] [-cases 1,2] [-sizes 64,256,1024] [-reps 5] [-out docs]",
-	Short: "measure couplet side by side with raw MPI and real files; write docs/PERFORMANCE.md, plots and JSON",
+	Use:   "bench [-quick] [-cases 1,2,3,4,5,6] [-sizes 64,256,1024] [-reps 5] [-out docs]",
+	Short: "measure couplet side by side with raw MPI, real files, TCP, cp and UCX; write docs/PERFORMANCE.md, plots and JSON",
 	Long: `Bench runs the harness of bench/: each case against its baselines in the
 same run, each measurement repeated (5 times by default) and reported as
 median (min–max), with the machine's memcpy bandwidth as the ceiling.
@@ -22,11 +22,14 @@ median (min–max), with the machine's memcpy bandwidth as the ceiling.
   case 1  array coupling: couplet vs raw MPI vs real PnetCDF files,
           3-D float64, 4 writers -> 2 readers (one MPMD mpirun per size)
   case 2  matching scaling: 10^3..10^6 boxes, 1..8 matchers (in process)
-  3..6    replay, file staging, locator, UCX: listed as missing until
-          their engines land
+  case 3  replay on vs off over cycles (one MPMD mpirun, both modes interleaved)
+  case 4  file staging: dyad rpc DTL vs raw loopback TCP vs cp (in-process agents)
+  case 5  locator lookups per level: local dir, agent cache, etcd
+  case 6  UCX vs MPI: array coupling across two mpiruns over UCX (sm, tcp) vs
+          one MPMD mpirun over MPI; staging over the ucx DTL vs rpc
 
-It writes OUT/PERFORMANCE.md, OUT/perf/exchange.png, OUT/perf/matching.png
-and OUT/perf/results.json. Flags take one or two dashes.`,
+It writes OUT/PERFORMANCE.md, OUT/perf/*.png and OUT/perf/results.json.
+Flags take one or two dashes.`,
 	// The standard flag package parses the flags so that the single-dash
 	// spelling (-quick) works as documented.
 	DisableFlagParsing: true,
@@ -38,8 +41,12 @@ func init() { root.AddCommand(benchCmd) }
 func runBench(cmd *cobra.Command, args []string) error {
 	fs := flag.NewFlagSet("couplet bench", flag.ContinueOnError)
 	fs.SetOutput(cmd.ErrOrStderr())
-	quick := fs.Bool("quick", false, "a short run: case 1 at 64 MiB, case 2 up to 10^5 boxes")
-	cases := fs.String("cases", "", "cases to measure, e.g. 1,2 (default all that exist)")
+	quick := fs.Bool("quick", false, "a short run: cases 1 and 6a at 64 MiB, case 2 up to 10^5 boxes, staging at 1 and 16 MiB")
+	cases := fs.String("cases", "", "cases to measure, e.g. 1,2 (default all)")
+	stageSizes := fs.String("stage-sizes", "", "case-4/6b file sizes in MiB (default 1,16,256,1024; quick 1,16)")
+	stageBigReps := fs.Int("stage-big-reps", 0, "repetitions for staging sizes >= -big-mib (0 = same as -reps)")
+	ucxSizes := fs.String("ucx-sizes", "", "case-6a array sizes in MiB, even (default 64,256,1024; quick 64)")
+	cycles := fs.Int("cycles", 0, "case-3 cycles per mode, the first recording (default 8; quick 6)")
 	sizes := fs.String("sizes", "", "case-1 sizes in MiB, even, >= 4 (default 64,256,1024; quick 64)")
 	reps := fs.Int("reps", 5, "timed repetitions per measurement")
 	bigReps := fs.Int("big-reps", 0, "repetitions for case-1 sizes >= -big-mib (0 = same as -reps)")
@@ -68,10 +75,37 @@ func runBench(cmd *cobra.Command, args []string) error {
 	}
 	o := bench.DefaultOptions(*quick)
 	o.Reps, o.BigReps, o.BigMiB, o.Timeout, o.MCA = *reps, *bigReps, *bigMiB, *timeout, mca
+	o.StageBigReps, o.StageBigMiB = *stageBigReps, *bigMiB
+	if *cycles > 0 {
+		if *cycles < 2 {
+			return fmt.Errorf("bench: -cycles %d: want at least 2 (the first records)", *cycles)
+		}
+		o.Replay.Cycles = *cycles
+	}
 	var err error
+	if *stageSizes != "" {
+		if o.StageMiB, err = parseInts[int64](*stageSizes); err != nil {
+			return fmt.Errorf("bench: -stage-sizes: %w", err)
+		}
+	}
+	if *ucxSizes != "" {
+		if o.UCXMiB, err = parseInts[int64](*ucxSizes); err != nil {
+			return fmt.Errorf("bench: -ucx-sizes: %w", err)
+		}
+		for _, s := range o.UCXMiB {
+			if s < 4 || s%2 != 0 {
+				return fmt.Errorf("bench: -ucx-sizes: %d MiB: want an even size of at least 4", s)
+			}
+		}
+	}
 	if *cases != "" {
 		if o.Cases, err = parseInts[int](*cases); err != nil {
 			return fmt.Errorf("bench: -cases: %w", err)
+		}
+		for _, c := range o.Cases {
+			if c > len(bench.AllCases) {
+				return fmt.Errorf("bench: -cases: no case %d (1 to %d)", c, len(bench.AllCases))
+			}
 		}
 	}
 	if *sizes != "" {

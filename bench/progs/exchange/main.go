@@ -46,6 +46,9 @@ var (
 	mib     = flag.Int64("mib", 64, "total array size in MiB (a multiple of 2)")
 	reps    = flag.Int("reps", 5, "timed rounds per mode (after one untimed warm-up round)")
 	modes   = flag.String("modes", "mpi,coupled,file", "modes to measure, comma-separated")
+	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin")
+	nwFlag  = flag.Int("writers", 4, "with -alone: ranks of component w")
+	nrFlag  = flag.Int("readers", 2, "with -alone: ranks of component r")
 )
 
 // side is the extent of the y and x dimensions: one z-plane is 2 MiB.
@@ -96,6 +99,13 @@ func body(world mpi.Comm) error {
 	if !r.writer {
 		r.nw, r.nr = world.Size()-r.size, r.size
 	}
+	if *alone {
+		// The peer may be another launch: its size comes from the flags.
+		r.nw, r.nr = *nwFlag, *nrFlag
+		if (r.writer && r.size != r.nw) || (!r.writer && r.size != r.nr) {
+			return fmt.Errorf("component %s has %d ranks, flags say %d writers and %d readers", dtf.ComponentName(), r.size, r.nw, r.nr)
+		}
+	}
 	if r.nw != 4 {
 		return fmt.Errorf("want 4 writers (a 2x2 grid), have %d", r.nw)
 	}
@@ -114,6 +124,9 @@ func body(world mpi.Comm) error {
 	r.buf = make([]float64, r.count[0]*r.count[1]*r.count[2])
 	clear(r.buf) // touch every page before any timing
 
+	if *alone {
+		return r.aloneRounds()
+	}
 	measures := map[string]func(*run) error{"mpi": (*run).mpiRound, "coupled": (*run).coupledRound, "file": (*run).fileRound,
 		"mpi-poll": (*run).mpiPollRound}
 	var order []string
@@ -367,4 +380,54 @@ func (r *run) fileRound() error {
 		}
 	}
 	return nil
+}
+
+// aloneRounds runs the coupled mode only, with no world to synchronise on
+// (the components may be separate launches): each round is timed between
+// barriers of this component, and rank 0 prints the component's round
+// start and end as Unix nanoseconds,
+//
+//	ROUND comp=w rep=3 bytes=67108864 t0=... t1=... ok=1
+//
+// The harness takes the round time as the latest end minus the latest start
+// of the two components: from the moment both are in the round until both
+// are done, the twin of the world-barrier timing of case 1.
+func (r *run) aloneRounds() error {
+	var err error
+	if r.cf, err = r.openCoupled(); err != nil {
+		return err
+	}
+	total := int64(*mib) << 20
+	for rep := 0; rep <= *reps; rep++ {
+		r.round++
+		if r.writer {
+			r.fill()
+		}
+		if err := mpi.Barrier(r.comm); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := r.coupledRound(); err != nil {
+			return fmt.Errorf("coupled round %d: %w", rep, err)
+		}
+		if err := mpi.Barrier(r.comm); err != nil {
+			return err
+		}
+		t1 := time.Now()
+		bad := []int64{0}
+		if !r.writer {
+			bad[0] = r.verify()
+		}
+		all := []int64{0}
+		if err := mpi.Allreduce(r.comm, bad, all, mpi.Sum); err != nil {
+			return err
+		}
+		if all[0] != 0 {
+			return fmt.Errorf("coupled round %d: readers received %d wrong values", rep, all[0])
+		}
+		if r.rank == 0 && rep > 0 {
+			fmt.Printf("ROUND comp=%s rep=%d bytes=%d t0=%d t1=%d ok=1\n", dtf.ComponentName(), rep, total, t0.UnixNano(), t1.UnixNano())
+		}
+	}
+	return r.cf.Close()
 }

@@ -24,18 +24,20 @@ import (
 func init() { runtime.LockOSThread() }
 
 var (
-	cfgPath = flag.String("cfg", "", "dtf config")
-	caseArg = flag.String("case", "decomp", "scenario")
-	dir     = flag.String("dir", ".", "directory for coupled file names")
-	wgrid   = flag.String("wgrid", "2x2", "writer process grid (rows x cols)")
-	rgrid   = flag.String("rgrid", "2x1", "reader process grid")
-	ny      = flag.Int64("ny", 13, "global rows")
-	nx      = flag.Int64("nx", 11, "global columns")
-	cycles  = flag.Int("cycles", 3, "cycles or epochs")
-	fill    = flag.Bool("fill", false, "uncovered: expect the fill value instead of an error")
-	change  = flag.Int("change", -1, "cycles: from this cycle on the readers use -rgrid2 and the writers add a variable")
-	rgrid2  = flag.String("rgrid2", "1x3", "cycles: reader grid after -change")
-	flip    = flag.Bool("flip", false, "cycles: the reader writes the file back and the writer reads it (roles flip)")
+	cfgPath  = flag.String("cfg", "", "dtf config")
+	caseArg  = flag.String("case", "decomp", "scenario")
+	dir      = flag.String("dir", ".", "directory for coupled file names")
+	wgrid    = flag.String("wgrid", "2x2", "writer process grid (rows x cols)")
+	rgrid    = flag.String("rgrid", "2x1", "reader process grid")
+	ny       = flag.Int64("ny", 13, "global rows")
+	nx       = flag.Int64("nx", 11, "global columns")
+	cycles   = flag.Int("cycles", 3, "cycles or epochs")
+	fill     = flag.Bool("fill", false, "uncovered: expect the fill value instead of an error")
+	change   = flag.Int("change", -1, "cycles: from this cycle on the readers use -rgrid2 and the writers add a variable")
+	rgrid2   = flag.String("rgrid2", "1x3", "cycles: reader grid after -change")
+	flip     = flag.Bool("flip", false, "cycles: the reader writes the file back and the writer reads it (roles flip)")
+	nvars    = flag.Int("nvars", 1, "cycles: variables per file")
+	explicit = flag.Bool("explicit", false, "cycles: end each file's epoch with dtf.Transfer instead of wait_all")
 )
 
 // env is what every scenario gets.
@@ -663,6 +665,9 @@ func caseCycles(e env) error {
 		path := fileName(fmt.Sprintf("cycle_%03d.nc", k))
 		changed := *change >= 0 && k >= *change
 		names := []string{"T"}
+		for i := 1; i < *nvars; i++ {
+			names = append(names, fmt.Sprintf("T%d", i))
+		}
 		if changed {
 			names = append(names, "U")
 		}
@@ -699,6 +704,11 @@ func cycleWrite(e env, path string, names []string, grid string, k int) error {
 			return err
 		}
 	}
+	if *explicit {
+		if err := dtf.Transfer(path); err != nil {
+			return err
+		}
+	}
 	return f.Close()
 }
 
@@ -715,7 +725,12 @@ func cycleRead(e env, path string, nvars int, grid string, k int) error {
 			return err
 		}
 	}
-	if _, err := f.WaitAll(nc.REQ_ALL, nil); err != nil {
+	if *explicit {
+		err = dtf.Transfer(path)
+	} else {
+		_, err = f.WaitAll(nc.REQ_ALL, nil)
+	}
+	if err != nil {
 		return err
 	}
 	for v := range bufs {

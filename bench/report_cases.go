@@ -1,0 +1,194 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TargetStagingVsTCP is the file-staging target: rpc-DTL throughput at
+// least this fraction of raw loopback TCP's.
+const TargetStagingVsTCP = 0.7
+
+func writeReplay(w io.Writer, r *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	x := r.Replay
+	if x == nil {
+		return
+	}
+	wl := x.Workload
+	p("One MPMD launch, `mpirun -np %d cycles : -np %d cycles` (`bench/progs/cycles`). Every cycle the writers", Writers, Readers)
+	p("create a new coupled file holding %d float64 variables of %dx%dx%d (%.0f MiB per cycle); each writer", wl.NVars, wl.NZ, wl.NY, wl.NX, float64(x.Bytes)/(1<<20))
+	p("holds a slab along y and puts each variable in %d pieces along z, each reader holds a slab along x and", wl.WBlocks)
+	p("gets each variable one z-plane at a time: %d puts and %d gets per cycle to match. Both then call", x.Writes, x.Reads)
+	p("`dtf.Transfer` and close. Cycles alternate between `on_cycle_*.nc` (a `[FILE]` section with")
+	p("`replay_io = 1`) and `off_cycle_*.nc` (identical but `replay_io = 0`), so both modes run in the same")
+	p("launch, taking turns. Each cycle is timed between world barriers (create/open to close) and every")
+	p("value is checked. Cycle 0 of each mode records and is left out: %d cycles per mode are measured.", x.Measured)
+	p("Match and transfer times come from dtf's statistics (`stats_path`), slowest rank per cycle: *match*")
+	p("is matching on the matchers and waiting for schedules on the readers, *transfer* the data movement")
+	p("after it. Replay outcomes are counted per rank and cycle over the measured cycles.")
+	p("")
+	p("| Replay | cycles | cycle time (s) | match (s) | transfer (s) | writer hits / misses | reader hits / misses |")
+	p("|---|---:|---:|---:|---:|---:|---:|")
+	for _, m := range ReplayModes {
+		p("| %s | %d | %s | %s | %s | %d / %d | %d / %d |", m, x.Seconds[m].N, x.Seconds[m].Format("%.4f"), x.Match[m].Format("%.4f"),
+			x.Transfer[m].Format("%.4f"), x.Hits[m+"/writer"], x.Misses[m+"/writer"], x.Hits[m+"/reader"], x.Misses[m+"/reader"])
+	}
+	p("")
+	p("Cycle time off / on: **%.2f** (> 1: replay is faster); match time off / on: %.2f.", x.OffVsOn, ratio(x.Match[ReplayOff].Median, x.Match[ReplayOn].Median))
+	if x.Misses[ReplayOn+"/reader"] > 0 {
+		p("")
+		p("Readers **missed** replay in %d of %d rank-cycles with replay on: a reader whose signature differs", x.Misses[ReplayOn+"/reader"], x.Misses[ReplayOn+"/reader"]+x.Hits[ReplayOn+"/reader"])
+		p("from its record matches afresh, so replay saves little here. The signature hashes the reader's")
+		p("pending requests in the order `dtf` collects them, and that order comes from a Go map, so it")
+		p("changes from cycle to cycle whenever a reader has more than one request (reported to the lead).")
+	}
+	p("")
+}
+
+func writeStaging(w io.Writer, r *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("In process: a producer agent with an embedded etcd and a consumer agent joining it (`dyad/agent`,")
+	p("`rpc` DTL), each with its managed directory under `%s`; the producer's client publishes a file", r.Machine.TmpDir)
+	p("(`Produce`) and the consumer's client stages it (`Consume`, timed). The baselines move the same")
+	p("bytes from the same source file: a raw loopback TCP connection (the server `io.Copy`s the file to")
+	p("the socket, sendfile; the client `io.Copy`s the socket into a new file, splice), and `cp` to a")
+	p("new file. The copy of the previous round is removed before each timed round (so every round moves")
+	p("the bytes) and every copy is checked afterwards (size and CRC-32C). Systems take turns within each")
+	p("round after an untimed warm-up round. Page cache warm, not dropped; files are pseudo-random bytes.")
+	p("")
+	p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
+	p("")
+	p("| Size | reps | memcpy ceiling | %s | %s | %s | rpc / raw TCP | rpc / cp |", StagingLabel[StageRPC], StagingLabel[StageRawTCP], StagingLabel[StageCp])
+	p("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, s := range r.Staging {
+		p("| %s | %d | %.2f | %s | %s | %s | %.2f | %.2f |", mibLabel(s.MiB), s.Reps, r.Memcpy.Median, s.GBps[StageRPC].Format("%.2f"),
+			s.GBps[StageRawTCP].Format("%.2f"), s.GBps[StageCp].Format("%.2f"), s.RPCvsTCP, s.RPCvsCp)
+	}
+	p("")
+	p("Seconds per file, median (min–max):")
+	p("")
+	p("| Size | rpc DTL | raw TCP | cp |")
+	p("|---:|---:|---:|---:|")
+	for _, s := range r.Staging {
+		p("| %s | %s | %s | %s |", mibLabel(s.MiB), s.Seconds[StageRPC].Format("%.4f"), s.Seconds[StageRawTCP].Format("%.4f"), s.Seconds[StageCp].Format("%.4f"))
+	}
+	p("")
+}
+
+func writeLocator(w io.Writer, r *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	if len(r.Locator) == 0 {
+		return
+	}
+	l0 := r.Locator[0]
+	p("In process, on the consumer of the rpc pair of case 4: a 4 KiB file is produced and consumed once,")
+	p("so it is found at every level; then `Client.LookupLevel` is timed at each level, %d lookups per", l0.Lookups)
+	p("level per repetition (levels take turns; one untimed warm-up repetition). *local* checks the")
+	p("complete copy in the managed directory, *agent* asks the node agent's metadata cache over its Unix")
+	p("socket, *kvs* reads etcd (embedded in the producer's agent, over loopback gRPC). Each cell is the")
+	p("median (min–max) over %d repetitions of that repetition's median (or 90th percentile), in microseconds.", l0.Reps)
+	p("")
+	p("| Level | lookups per rep | median (µs) | 90th percentile (µs) | step from the level above |")
+	p("|---|---:|---:|---:|---:|")
+	for i, l := range r.Locator {
+		step := "–"
+		if i > 0 {
+			step = fmt.Sprintf("x %.1f", ratio(l.Median.Median, r.Locator[i-1].Median.Median))
+		}
+		p("| %s | %d | %s | %s | %s |", l.Level, l.Lookups, l.Median.Format("%.1f"), l.P90.Format("%.1f"), step)
+	}
+	p("")
+}
+
+func writeUCX(w io.Writer, r *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	if len(r.UCXExchange) > 0 {
+		p("### 6a. Array coupling over UCX between two launches vs over MPI in one")
+		p("")
+		p("The workload of case 1 (`bench/progs/exchange`, %d writers -> %d readers, 3-D float64, verified every", Writers, Readers)
+		p("round), coupled mode only (`-alone`). Over MPI: one MPMD mpirun, as in case 1. Over UCX: the")
+		p("writers and the readers are two separate `mpirun`s, each with its own MPI_COMM_WORLD, started")
+		p("together and meeting in an embedded etcd (`transport = ucx`, `kvs`, `COUPLET_COMPONENT`,")
+		p("`COUPLET_JOB`), with `UCX_TLS=sm` and with `UCX_TLS=tcp`. There is no common world to put a barrier")
+		p("on, so all three systems are timed the same way: each component times every round between barriers")
+		p("of its own, and a round lasts from the later of the two starts to the later of the two ends. One")
+		p("untimed warm-up round; launch and rendezvous are outside the timing.")
+		p("")
+		p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
+		p("")
+		p("| Size | reps | memcpy ceiling | %s | %s | %s | UCX sm / MPI | UCX tcp / MPI |", UCXExchangeLabel[SysCoupledMPI], UCXExchangeLabel[SysUCXSM], UCXExchangeLabel[SysUCXTCP])
+		p("|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, e := range r.UCXExchange {
+			p("| %s | %d | %.2f | %s | %s | %s | %.2f | %.2f |", mibLabel(e.MiB), e.Reps, r.Memcpy.Median, e.GBps[SysCoupledMPI].Format("%.2f"),
+				e.GBps[SysUCXSM].Format("%.2f"), e.GBps[SysUCXTCP].Format("%.2f"), e.VsMPI[SysUCXSM], e.VsMPI[SysUCXTCP])
+		}
+		p("")
+	}
+	if len(r.Staging) > 0 {
+		p("### 6b. File staging over the ucx DTL vs the rpc DTL")
+		p("")
+		p("The same rounds as case 4 (the rpc column is the same measurement): consumer agents whose DTL is")
+		p("`ucx` with `UCX_TLS=sm` and with `UCX_TLS=tcp` (the consumer registers a window of 4 slots of 4 MiB,")
+		p("the producer puts chunks into it).")
+		p("")
+		p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
+		p("")
+		p("| Size | reps | memcpy ceiling | %s | %s | %s | ucx sm / rpc | ucx tcp / rpc |", StagingLabel[StageRPC], StagingLabel[StageUCXSM], StagingLabel[StageUCXTCP])
+		p("|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, s := range r.Staging {
+			p("| %s | %d | %.2f | %s | %s | %s | %.2f | %.2f |", mibLabel(s.MiB), s.Reps, r.Memcpy.Median, s.GBps[StageRPC].Format("%.2f"),
+				s.GBps[StageUCXSM].Format("%.2f"), s.GBps[StageUCXTCP].Format("%.2f"), s.UCXvsRPC[StageUCXSM], s.UCXvsRPC[StageUCXTCP])
+		}
+		p("")
+	}
+}
+
+// writeTargets lists every target ratio of the run with its verdict.
+func writeTargets(w io.Writer, r *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	var rows []string
+	for _, e := range r.Exchange {
+		rows = append(rows, fmt.Sprintf("| 1 | %d MiB | couplet / raw MPI | >= %.1f | %.2f %s |", e.MiB, TargetVsMPI, e.CoupledVsMPI, verdict(e.CoupledVsMPI >= TargetVsMPI)))
+		rows = append(rows, fmt.Sprintf("| 1 | %d MiB | couplet / PnetCDF files | >= %.0f | %.2f %s |", e.MiB, TargetVsFile, e.CoupledVsFile, verdict(e.CoupledVsFile >= TargetVsFile)))
+	}
+	for _, s := range r.Staging {
+		rows = append(rows, fmt.Sprintf("| 4 | %s | rpc DTL / raw TCP | >= %.1f | %.2f %s |", mibLabel(s.MiB), TargetStagingVsTCP, s.RPCvsTCP, verdict(s.RPCvsTCP >= TargetStagingVsTCP)))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("## Targets")
+	p("")
+	p("| Case | Size | Ratio (medians of this run) | Target | Measured |")
+	p("|---:|---:|---|---:|---:|")
+	for _, row := range rows {
+		p("%s", row)
+	}
+	p("")
+}
+
+// mibLabel prints a size in MiB, as GiB from 1024 up.
+func mibLabel(mib int64) string {
+	if mib >= 1024 && mib%1024 == 0 {
+		return fmt.Sprintf("%d GiB", mib/1024)
+	}
+	return fmt.Sprintf("%d MiB", mib)
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// loadLine describes the machine's load around the run.
+func loadLine(r *Results) string {
+	if r.LoadStart == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s at the start, %s at the end (1, 5, 15 min; the machine is shared, so other work may have run alongside)",
+		r.LoadStart, strings.TrimSpace(r.LoadEnd))
+}

@@ -1,0 +1,40 @@
+package bench
+
+import "testing"
+
+// TestStaging stages a small file with every system (three agent pairs and
+// the two baselines, each copy checked) and looks it up at every locator
+// level.
+func TestStaging(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts agents and etcd")
+	}
+	s, err := StartStaging()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, mib := range []int64{1, 3} {
+		p, err := s.Measure(mib, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sys := range StagingSystems {
+			if g := p.GBps[sys]; g.N != 2 || g.Min <= 0 {
+				t.Errorf("%d MiB, %s: %+v, want 2 positive rates", mib, sys, g)
+			}
+		}
+		t.Logf("%d MiB: rpc %s, tcp %s, cp %s, ucx-sm %s, ucx-tcp %s GB/s", mib, p.GBps[StageRPC].Format("%.2f"),
+			p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"), p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"))
+	}
+	loc, err := s.MeasureLocator(50, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range loc {
+		if l.Median.N != 2 || l.Median.Min <= 0 {
+			t.Errorf("locator %s: %+v", l.Level, l.Median)
+		}
+		t.Logf("locator %s: median %s us", l.Level, l.Median.Format("%.1f"))
+	}
+}
