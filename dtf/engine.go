@@ -239,6 +239,7 @@ func (e *engine) background() {
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 	deadline := time.Now().Add(e.cfg.Timeout)
 	sleep := minSleep
+	spins := 0
 	for {
 		if _, err := e.poll(); err != nil {
 			return err
@@ -250,23 +251,31 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
 		}
-		busy := e.inFlight > 0
-		e.mu.Unlock()
-		if busy {
-			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		if e.inFlight > 0 {
+			// Progress costs a few microseconds a round and a fragment is
+			// 32 KiB: yield (and let the background goroutine in) only every
+			// few rounds, not each time.
+			if spins++; spins%yieldEvery == 0 {
+				e.mu.Unlock()
+				syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+				e.mu.Lock()
+			}
 			sleep = minSleep
-		} else {
-			time.Sleep(sleep)
-			sleep = min(2*sleep, maxSleep)
+			continue
 		}
+		e.mu.Unlock()
+		time.Sleep(sleep)
+		sleep = min(2*sleep, maxSleep)
 		e.mu.Lock()
 	}
 }
 
-// Backoff bounds for waits on peers' control messages.
+// Backoff bounds for waits on peers' control messages, and how many polls
+// of in-flight data go between yields of the CPU.
 const (
-	minSleep = 2 * time.Microsecond
-	maxSleep = 500 * time.Microsecond
+	yieldEvery = 8
+	minSleep   = 2 * time.Microsecond
+	maxSleep   = 500 * time.Microsecond
 )
 
 // worldRank maps a component rank to its world rank.
