@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -277,18 +276,3 @@ const (
 	minSleep   = 2 * time.Microsecond
 	maxSleep   = 500 * time.Microsecond
 )
-
-// worldRank maps a component rank to its world rank.
-func (e *engine) worldRank(comp, rank int) int { return e.compRanks[comp][rank] }
-
-// compRankOf maps a world rank of component comp back to its component rank.
-func (e *engine) compRankOf(comp, world int) int {
-	for i, w := range e.compRanks[comp] {
-		if w == world {
-			return i
-		}
-	}
-	return -1
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
