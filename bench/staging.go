@@ -160,8 +160,7 @@ func checkCopy(path string, n int64, want uint32) error {
 // tcpSender serves src to every connection with sendfile (io.Copy from an
 // *os.File to a TCP connection), the way a plain file server would.
 type tcpSender struct {
-	l   net.Listener
-	src string
+	l net.Listener
 }
 
 func startTCPSender() (*tcpSender, error) {

@@ -16,9 +16,8 @@ import (
 // readReq is a get waiting for its round: its pieces and the step that moves
 // received data into the user's buffer.
 type readReq struct {
-	pieces  []*piece
-	finish  []func() error
-	varname string
+	pieces []*piece
+	finish []func() error
 }
 
 func (f *File) readerOnly() error {

@@ -47,20 +47,6 @@ func clipFlat(b []int64, d, k int, blo, bhi []int64) {
 	}
 }
 
-// flatVolume sums the volumes of a flat list, saturating; ok is false on
-// saturation.
-func flatVolume(l []int64, d int) (int64, bool) {
-	total, ok := int64(0), true
-	for p := 0; p+2*d <= len(l); p += 2 * d {
-		v := int64(1)
-		for k := range d {
-			v = mulSat(v, l[p+d+k]-l[p+k])
-		}
-		total, ok = addSat(total, v, ok)
-	}
-	return total, ok
-}
-
 // flatBoxes converts a flat list to coalesced boxes.
 func flatBoxes(l []int64, d int) []Box {
 	var out []Box

@@ -41,11 +41,11 @@ var (
 
 // env is what both cases get.
 type env struct {
-	writer      bool
-	comm        mpi.Comm
-	rank, size  int
-	world       int
-	nreqs, nbox int
+	writer     bool
+	comm       mpi.Comm
+	rank, size int
+	world      int
+	nbox       int
 }
 
 func main() {
