@@ -20,8 +20,6 @@ func WaitFor(ctx context.Context, kv KV, key string, timeout time.Duration, acce
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
 	for {
 		val, found, rev, err := kv.Get(ctx, key)
 		if err != nil {
@@ -30,18 +28,12 @@ func WaitFor(ctx context.Context, kv KV, key string, timeout time.Duration, acce
 		if found && accept(val) {
 			return val, nil
 		}
-		ch, err := kv.Watch(wctx, key, rev+1)
+		val, ok, err := watchFor(ctx, kv, key, rev+1, accept)
 		if err != nil {
 			return nil, waitErr(ctx, key, timeout, err)
 		}
-		for ev := range ch {
-			if ev.Err != nil {
-				err = ev.Err
-				break
-			}
-			if ev.Key == key && !ev.Deleted && accept(ev.Value) {
-				return ev.Value, nil
-			}
+		if ok {
+			return val, nil
 		}
 		if ctx.Err() != nil {
 			return nil, waitErr(ctx, key, timeout, ctx.Err())
@@ -53,6 +45,27 @@ func WaitFor(ctx context.Context, kv KV, key string, timeout time.Duration, acce
 			return nil, waitErr(ctx, key, timeout, ctx.Err())
 		}
 	}
+}
+
+// watchFor watches key from rev until a value accept takes arrives (ok), the
+// watch breaks (not ok, nil error: the caller reads again), or it cannot start.
+// Each attempt has its own watch, cancelled when it ends.
+func watchFor(ctx context.Context, kv KV, key string, rev int64, accept func([]byte) bool) ([]byte, bool, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := kv.Watch(wctx, key, rev)
+	if err != nil {
+		return nil, false, err
+	}
+	for ev := range ch {
+		if ev.Err != nil {
+			return nil, false, nil
+		}
+		if ev.Key == key && !ev.Deleted && accept(ev.Value) {
+			return ev.Value, true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 func waitErr(ctx context.Context, key string, timeout time.Duration, err error) error {
