@@ -65,7 +65,7 @@ clean:
 # (SOAK_CYCLES, default 200), then every fuzz target for FUZZTIME each.
 # docs/RELIABILITY.md lists what each test shows.
 reliability: deps
-	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Fault|LoadMany|LoadReplaySoak|CoupledBadInput|ErrorCodes|ConfigErrors|ApplyEnvErrors|UncoveredRead' ./dtf ./pnetcdf
+	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Fault|LoadMany|LoadReplaySoak|CoupledBadInput|ErrorCodes|ConfigErrors|ApplyEnvErrors|UncoveredRead|Soak200' ./dtf ./pnetcdf ./examples/letkf
 	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Load64|Load1000|AgentSurvives|HostileOwner|DiskFull|AgentRestart|KillProducer|PathConfinement|TokenRequired|ConsumeTimesOut' ./dyad
 	FUZZTIME=$${FUZZTIME:-60s} $(MAKE) --no-print-directory fuzz
 

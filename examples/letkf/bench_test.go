@@ -2,6 +2,9 @@ package letkf_test
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,93 +12,200 @@ import (
 	"github.com/couplet-hpc/couplet/dtf"
 )
 
-// cycleTimes are one cycle's times from the statistics, each the sum over
-// the cycle's epochs (history, first guess, analysis) of the slowest rank.
-type cycleTimes struct {
-	span     time.Duration // earliest epoch start to latest epoch end, over all ranks
-	match    time.Duration // match_ns: matching, or waiting for schedules
-	transfer time.Duration // transfer_ns: data movement after matching
+// epochTimes are one epoch's times from the statistics: one cycle, one kind
+// of file (both members' files together, as they run at once) and one
+// session. Each is the largest over the ranks of the role named.
+//
+// What the statistics can separate, per rank:
+//   - a reader's match_ns runs from the start of its read round (its
+//     wait_all) until every matcher's schedule is in hand and the receives
+//     are posted: signature, replay agreement, requests to the matchers,
+//     matching (or replay lookup) and the schedule replies. It also holds any
+//     wait for writers that have not reached their own wait_all yet: the
+//     schedule needs their requests (or, on replay, their agreement).
+//   - a reader's transfer_ns runs from the receives being posted until all
+//     of them completed: the only stretch the statistics attribute to data
+//     messages in flight. It also holds waiting for a writer that is slow to
+//     send, which they cannot tell apart from wire time.
+//   - a writer's transfer_ns is its whole end of epoch: agreement,
+//     requests, serving schedules, sends and waiting for every reader to be
+//     done. Coordination and data are mixed in it, so it is only logged.
+//   - a matcher's match_ns is the CPU time spent in matcher.Match alone.
+//
+// The epoch span (earliest start to latest end over every rank of both
+// roles, where a rank's epoch starts at its open or at the end of its
+// previous epoch) also holds user-side work: defining the file, the put and
+// get calls copying into buffers, and waiting for the other component to
+// reach the file; in the analysis file's second session it holds da's whole
+// update while sim waits to read it.
+type epochTimes struct {
+	span      time.Duration
+	readMatch time.Duration // readers' match_ns
+	readXfer  time.Duration // readers' transfer_ns
+	writeXfer time.Duration // writers' transfer_ns
+	matcher   time.Duration // matchers' match_ns
 }
 
-// perCycle sums the statistics records by cycle.
-func perCycle(recs []dtf.EpochStats) map[int]cycleTimes {
-	type ep struct {
-		cycle   int
-		kind    string
-		session int
-	}
-	match, xfer := map[ep]time.Duration{}, map[ep]time.Duration{}
-	first, last := map[int]time.Time{}, map[int]time.Time{}
+// benchKey names an epoch across members.
+type benchKey struct {
+	cycle   int
+	kind    string
+	session int
+}
+
+// perEpoch gathers the statistics records by cycle, kind and session.
+func perEpoch(recs []dtf.EpochStats) map[benchKey]epochTimes {
+	out := map[benchKey]epochTimes{}
+	first, last := map[benchKey]time.Time{}, map[benchKey]time.Time{}
 	for _, r := range recs {
 		m := pathRE.FindStringSubmatch(r.File)
 		if m == nil {
 			continue
 		}
-		var c int
-		fmt.Sscanf(m[2], "%d", &c)
-		k := ep{c, m[3], r.Session}
-		match[k] = max(match[k], r.MatchTime)
-		xfer[k] = max(xfer[k], r.TransferTime)
-		if f, ok := first[c]; !ok || r.Start.Before(f) {
-			first[c] = r.Start
+		c, _ := strconv.Atoi(m[2])
+		k := benchKey{c, m[3], r.Session}
+		t := out[k]
+		if r.Role == "reader" {
+			t.readMatch = max(t.readMatch, r.MatchTime)
+			t.readXfer = max(t.readXfer, r.TransferTime)
+		} else {
+			t.writeXfer = max(t.writeXfer, r.TransferTime)
+			t.matcher = max(t.matcher, r.MatchTime)
 		}
-		if r.End.After(last[c]) {
-			last[c] = r.End
+		if f, ok := first[k]; !ok || r.Start.Before(f) {
+			first[k] = r.Start
 		}
-	}
-	out := map[int]cycleTimes{}
-	for k := range match {
-		t := out[k.cycle]
-		t.match += match[k]
-		t.transfer += xfer[k]
-		t.span = last[k.cycle].Sub(first[k.cycle])
-		out[k.cycle] = t
+		if r.End.After(last[k]) {
+			last[k] = r.End
+		}
+		t.span = last[k].Sub(first[k])
+		out[k] = t
 	}
 	return out
 }
 
-// BenchmarkReplay runs the example with many variables, replay on and off
-// side by side, and reports the mean over cycles 1..N-1 (cycle 0 records) of
-// sim's cycle time and of the statistics' epoch times:
+// cycleSums adds up the epochs of cycle c.
+func cycleSums(eps map[benchKey]epochTimes, c int) epochTimes {
+	var s epochTimes
+	for k, t := range eps {
+		if k.cycle != c {
+			continue
+		}
+		s.span += t.span
+		s.readMatch += t.readMatch
+		s.readXfer += t.readXfer
+		s.writeXfer += t.writeXfer
+		s.matcher += t.matcher
+	}
+	return s
+}
+
+// benchSize is the ensemble of BenchmarkReplay: 400 variables of 4x4x4 blocks,
+// so that the requests to exchange and match (ranks x variables) weigh
+// against the bytes to move. LETKF_BENCH="nvars imax jmax kmax cycles"
+// overrides it.
+func benchSize(b *testing.B) (nvars, imax, jmax, kmax, cycles int) {
+	nvars, imax, jmax, kmax, cycles = 400, 4, 4, 4, 10
+	if s := os.Getenv("LETKF_BENCH"); s != "" {
+		if _, err := fmt.Sscan(s, &nvars, &imax, &jmax, &kmax, &cycles); err != nil {
+			b.Fatalf("LETKF_BENCH=%q: want \"nvars imax jmax kmax cycles\": %v", s, err)
+		}
+	}
+	return
+}
+
+// BenchmarkReplay runs the example with replay on and then off in one run
+// (4 sim ranks in 2 members of 2x1, 4 da ranks) and reports, over cycles
+// 1..N (cycle 0 records the schedules, so it is left out of both), the
+// median over those cycles of:
+//
+//	on-ms/cycle, off-ms/cycle  sim rank 0's cycle wall time
+//	on/off                     their ratio (target <= 0.7)
+//	on-outside-xfer-%          share of the replay-on epoch spans outside
+//	                           data movement: 1 - sum(readers' transfer_ns)
+//	                           / sum(epoch span) over the cycle's epochs;
+//	                           it includes user-side work and waiting for
+//	                           the other component
+//	on-coord-%                 coordination with replay on, as a share of
+//	                           sim's cycle time (target < 5%): the readers'
+//	                           match_ns summed over the cycle's epochs, the
+//	                           time from a read round's start to having every
+//	                           schedule (see epochTimes for what else it
+//	                           holds: it is an upper bound)
+//	off-coord-%                the same with replay off, for comparison
+//
+// Run it with
 //
 //	go test -run NONE -bench Replay -benchtime 1x ./examples/letkf/
 func BenchmarkReplay(b *testing.B) {
-	const cycles = 6
-	base := launch{nsim: 4, nda: 4, members: 2, cycles: cycles,
-		simArgs: []string{"-nvars", "60", "-imax", "32", "-jmax", "20", "-kmax", "16", "-prc", "2x1"}}
-	for _, mode := range []struct{ name, replayIO string }{{"on", "1"}, {"off", "0"}} {
-		b.Run(mode.name, func(b *testing.B) {
+	nvars, imax, jmax, kmax, cycles := benchSize(b)
+	base := launch{nsim: 4, nda: 4, members: 2, cycles: cycles + 1, timeout: 3 * time.Minute,
+		simArgs: []string{"-nvars", strconv.Itoa(nvars), "-imax", strconv.Itoa(imax), "-jmax", strconv.Itoa(jmax),
+			"-kmax", strconv.Itoa(kmax), "-prc", "2x1"}}
+	// summary holds per-cycle values of cycles 1..N: sim's cycle time (ms),
+	// the share outside data movement and the coordination share.
+	type summary struct{ cycle, outside, coord []float64 }
+	res := map[string]summary{}
+	var sums []map[string]string
+	for i := 0; i < b.N; i++ {
+		sums = sums[:0]
+		for _, mode := range []struct{ name, replayIO string }{{"on", "1"}, {"off", "0"}} {
 			l := base
 			l.replayIO = mode.replayIO
-			var r result
-			for i := 0; i < b.N; i++ {
-				r = l.run(b)
-			}
-			times := perCycle(r.recs)
-			var rows []string
-			var sim, io float64
-			var sum cycleTimes
-			for c := 0; c < cycles; c++ {
-				t := times[c]
-				rows = append(rows, fmt.Sprintf("cycle %d: sim %6.1f ms (coupled I/O %6.1f ms), epochs span %6.1f ms, match %6.1f ms, transfer %6.1f ms",
-					c, r.simMS[c], r.simIO[c], ms(t.span), ms(t.match), ms(t.transfer)))
+			r := l.run(b)
+			sums = append(sums, r.sums)
+			eps := perEpoch(r.recs)
+			rows := []string{"cycle   sim ms  (I/O ms)   span ms  rd-match  rd-xfer  wr-xfer  matcher   [ms, per cycle: epochs summed, slowest rank each]"}
+			var s summary
+			for c := 0; c <= cycles; c++ {
+				t := cycleSums(eps, c)
+				rows = append(rows, fmt.Sprintf("%5d %8.1f (%7.1f) %9.1f %9.1f %8.1f %8.1f %8.1f",
+					c, r.simMS[c], r.simIO[c], ms(t.span), ms(t.readMatch), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
 				if c > 0 {
-					sim += r.simMS[c]
-					io += r.simIO[c]
-					sum.span += t.span
-					sum.match += t.match
-					sum.transfer += t.transfer
+					s.cycle = append(s.cycle, r.simMS[c])
+					s.outside = append(s.outside, 100*(1-ms(t.readXfer)/ms(t.span)))
+					s.coord = append(s.coord, 100*ms(t.readMatch)/r.simMS[c])
 				}
 			}
-			b.Logf("replay %s:\n%s", mode.name, strings.Join(rows, "\n"))
-			n := float64(cycles - 1)
-			b.ReportMetric(sim/n, "sim-ms/cycle")
-			b.ReportMetric(io/n, "sim-io-ms/cycle")
-			b.ReportMetric(ms(sum.span)/n, "span-ms/cycle")
-			b.ReportMetric(ms(sum.match)/n, "match-ms/cycle")
-			b.ReportMetric(ms(sum.transfer)/n, "transfer-ms/cycle")
-		})
+			res[mode.name] = s
+			var erows []string
+			for _, k := range []benchKey{{cycles, "hist", 0}, {cycles, "anal", 0}, {cycles, "anal", 1}} {
+				t := eps[k]
+				erows = append(erows, fmt.Sprintf("cycle %d %s session %d: span %.1f, reader match %.1f, reader transfer %.1f, writer transfer %.1f, matcher %.1f ms",
+					k.cycle, k.kind, k.session, ms(t.span), ms(t.readMatch), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
+			}
+			rows = append(rows, erows...)
+			b.Logf("replay %s, %d variables of %dx%dx%d per rank:\n%s", mode.name, nvars, kmax, jmax, imax, strings.Join(rows, "\n"))
+		}
+		// Replay must not change what was delivered.
+		for k, v := range sums[0] {
+			if sums[1][k] != v {
+				b.Fatalf("%s: checksum %s with replay on, %s with replay off", k, v, sums[1][k])
+			}
+		}
 	}
+	// Medians, not means: other processes share the two cores, and one
+	// descheduled rank can stretch a cycle tenfold.
+	on, off := res["on"], res["off"]
+	onMS, offMS := median(on.cycle), median(off.cycle)
+	b.ReportMetric(onMS, "on-ms/cycle")
+	b.ReportMetric(offMS, "off-ms/cycle")
+	b.ReportMetric(onMS/offMS, "on/off")
+	b.ReportMetric(median(on.outside), "on-outside-xfer-%")
+	b.ReportMetric(median(on.coord), "on-coord-%")
+	b.ReportMetric(median(off.coord), "off-coord-%")
+}
+
+// median returns the median of xs (0 for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -30,19 +30,31 @@ func Agree(comm mpi.Comm, mine error) error {
 
 // Report combines every rank's checksum in rank order and has rank 0 print
 // the cycle's line. With mem, every rank collects garbage first and the line
-// ends with the largest live heap, so a long run shows whether memory stays
-// flat.
+// ends with the largest live heap and the largest resident set (VmRSS) of
+// any rank, so a long run shows whether memory stays flat.
 func Report(comm mpi.Comm, line string, sum uint64, start time.Time, mem bool) error {
 	elapsed := time.Since(start)
-	heap := []uint64{0}
+	// mine is {live heap bytes, resident KiB}; one Allreduce takes the
+	// maximum of both over the component.
+	mine := []uint64{0, 0}
+	var rssErr error
 	if mem {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		heap[0] = ms.HeapAlloc
+		mine[0] = ms.HeapAlloc
+		mine[1], rssErr = ResidentKiB()
 	}
-	top := []uint64{0}
-	if err := mpi.Allreduce(comm, heap, top, mpi.Max); err != nil {
+	// mem is a flag, the same on every rank: all of them agree, so one
+	// rank that cannot read its VmRSS stops them all rather than leaving
+	// them waiting in the collectives below.
+	if mem {
+		if err := Agree(comm, rssErr); err != nil {
+			return err
+		}
+	}
+	top := []uint64{0, 0}
+	if err := mpi.Allreduce(comm, mine, top, mpi.Max); err != nil {
 		return err
 	}
 	all := make([]uint64, comm.Size())
@@ -58,7 +70,7 @@ func Report(comm mpi.Comm, line string, sum uint64, start time.Time, mem bool) e
 	}
 	tail := ""
 	if mem {
-		tail = fmt.Sprintf(", heap %d KiB", top[0]>>10)
+		tail = fmt.Sprintf(", heap %d KiB, rss %d KiB", top[0]>>10, top[1])
 	}
 	fmt.Printf("%s, checksum %016x, %.1f ms%s\n", line, c.Sum(), float64(elapsed.Microseconds())/1000, tail)
 	return nil

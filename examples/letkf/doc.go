@@ -29,8 +29,8 @@
 // a mirror of the whole ensemble on its own block. Rank 0 of each component
 // prints one line per cycle with a checksum of all verified data, so runs with
 // replay on and off can be compared; sim's line also gives the time spent in
-// coupled I/O calls, and with -mem both print the largest live heap of any
-// rank, for long runs.
+// coupled I/O calls, and with -mem both print the largest live heap and the
+// largest resident set (VmRSS) of any rank, for long runs (TestSoak200).
 //
 // Launch with one mpirun (the component comes from MPI_APPNUM):
 //

@@ -26,9 +26,11 @@ const (
 // launch is one run of the example.
 type launch struct {
 	nsim, nda, members, cycles int
-	replayIO                   string   // replay_io written into the config
-	env                        []string // extra environment of both components
-	simArgs                    []string // sizes
+	replayIO                   string        // replay_io written into the config
+	env                        []string      // extra environment of both components
+	simArgs                    []string      // sizes
+	mem                        bool          // -mem: report heap and resident set per cycle
+	timeout                    time.Duration // of the whole mpirun; 2 minutes if zero
 }
 
 // result is what a run printed and recorded.
@@ -36,13 +38,15 @@ type result struct {
 	sums   map[string]string // "sim 3" -> checksum of cycle 3
 	simMS  map[int]float64   // sim rank 0's wall time per cycle
 	simIO  map[int]float64   // of which in coupled I/O calls
+	rss    map[string]uint64 // "da 3" -> largest VmRSS of any da rank in cycle 3, KiB (with mem)
 	recs   []dtf.EpochStats
 	output string
 }
 
 var (
-	lineRE = regexp.MustCompile(`letkf (sim|da) cycle (\d+): verified .*, checksum ([0-9a-f]{16}), ([0-9.]+) ms`)
+	lineRE = regexp.MustCompile(`letkf (sim|da) cycle (\d+): verified .*, checksum ([0-9a-f]{16}), ([0-9.]+) ms(.*)`)
 	ioRE   = regexp.MustCompile(`coupled I/O ([0-9.]+) ms`)
+	rssRE  = regexp.MustCompile(`, rss (\d+) KiB`)
 )
 
 // run launches sim and da under one mpirun with the shipped letkf.ini,
@@ -54,16 +58,26 @@ func (l launch) run(t testing.TB) result {
 	cfg := config(t, dir, stats, l.replayIO)
 	sim, da := mpitest.Build(t, simPkg), mpitest.Build(t, daPkg)
 	common := []string{"-cfg", cfg, "-dir", dir, "-member", strconv.Itoa(l.members), "-cycles", strconv.Itoa(l.cycles)}
-	out := mpitest.Run(t, 2*time.Minute,
+	if l.mem {
+		common = append(common, "-mem")
+	}
+	timeout := l.timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	out := mpitest.Run(t, timeout,
 		mpitest.App{NP: l.nsim, Prog: sim, Args: append(slices.Clone(common), l.simArgs...), Env: l.env},
 		mpitest.App{NP: l.nda, Prog: da, Args: common, Env: l.env})
-	r := result{sums: map[string]string{}, simMS: map[int]float64{}, simIO: map[int]float64{}, output: out}
+	r := result{sums: map[string]string{}, simMS: map[int]float64{}, simIO: map[int]float64{}, rss: map[string]uint64{}, output: out}
 	for _, m := range lineRE.FindAllStringSubmatch(out, -1) {
 		key := m[1] + " " + m[2]
 		if _, dup := r.sums[key]; dup {
 			t.Fatalf("two lines for %s:\n%s", key, out)
 		}
 		r.sums[key] = m[3]
+		if rss := rssRE.FindStringSubmatch(m[5]); rss != nil {
+			r.rss[key], _ = strconv.ParseUint(rss[1], 10, 64)
+		}
 		if m[1] == "sim" {
 			c, _ := strconv.Atoi(m[2])
 			r.simMS[c], _ = strconv.ParseFloat(m[4], 64)

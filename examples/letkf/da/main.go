@@ -38,7 +38,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", ".", "directory of the member directories")
 	flag.IntVar(&o.members, "member", 2, "ensemble members (as given to sim)")
 	flag.IntVar(&o.cycles, "cycles", 4, "assimilation cycles (as given to sim)")
-	flag.BoolVar(&o.mem, "mem", false, "report the largest live heap of any rank every cycle")
+	flag.BoolVar(&o.mem, "mem", false, "report the largest live heap and resident set of any rank every cycle")
 	flag.Parse()
 	if err := dtf.Init(o.cfg, ""); err != nil {
 		mpitest.Fatal(-1, "da: %v", err)

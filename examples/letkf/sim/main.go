@@ -45,7 +45,7 @@ func main() {
 	flag.Int64Var(&o.imax, "imax", 8, "i points per rank")
 	flag.Int64Var(&o.jmax, "jmax", 6, "j points per rank")
 	flag.Int64Var(&o.kmax, "kmax", 4, "k levels")
-	flag.BoolVar(&o.mem, "mem", false, "report the largest live heap of any rank every cycle")
+	flag.BoolVar(&o.mem, "mem", false, "report the largest live heap and resident set of any rank every cycle")
 	flag.Parse()
 	if err := dtf.Init(o.cfg, ""); err != nil {
 		mpitest.Fatal(-1, "sim: %v", err)
