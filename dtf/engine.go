@@ -140,10 +140,8 @@ func Finalize() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	for p, f := range e.files {
-		if !f.closed {
-			errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))
-		}
+	for p := range e.files {
+		errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))
 	}
 	errs = append(errs, e.waitSends(), e.stats.Close())
 	if e.kv != nil {

@@ -224,7 +224,7 @@ func (f *File) awaitHeader() error {
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("the header of %s (session %d) from component %q", f.path, f.session, e.cfg.CompNames[f.peerComp()])
 	}, func() (bool, error) {
-		got = e.take(func(m *envelope) bool { return m.Kind == kHeader && m.Path == f.path && m.Session == f.session })
+		got = f.take(kHeader, nil)
 		return got != nil, nil
 	})
 	if err != nil {
@@ -290,6 +290,14 @@ func (f *File) lock() error {
 	f.e.mu.Lock()
 	_, err := f.e.poll()
 	return err
+}
+
+// take removes and returns the first parked message of kind for this
+// session that also satisfies also (when given).
+func (f *File) take(k kind, also func(*envelope) bool) *envelope {
+	return f.e.take(func(m *envelope) bool {
+		return m.Kind == k && m.Path == f.path && m.Session == f.session && (also == nil || also(m))
+	})
 }
 
 // progress retires finished data messages.
@@ -462,9 +470,7 @@ func (f *File) NumRecs() (int64, error) {
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("the record count of %s (epoch %d) from the writers", f.path, f.epoch)
 	}, func() (bool, error) {
-		m := e.take(func(m *envelope) bool {
-			return m.Kind == kRecs && m.Path == f.path && m.Session == f.session && m.Epoch == f.epoch
-		})
+		m := f.take(kRecs, func(m *envelope) bool { return m.Epoch == f.epoch })
 		if m != nil {
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
 			f.recsEpoch = f.epoch + 1

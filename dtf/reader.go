@@ -213,9 +213,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		return fmt.Sprintf("schedules for %s (epoch %d, round %d) from the writer's matchers: %d of %d arrived", f.path, f.epoch, round, got, replies)
 	}, func() (bool, error) {
 		for {
-			m := e.take(func(m *envelope) bool {
-				return m.Kind == kExpect && m.Path == f.path && m.Session == f.session && m.Round == round
-			})
+			m := f.take(kExpect, func(m *envelope) bool { return m.Round == round })
 			if m == nil {
 				return got == replies, nil
 			}

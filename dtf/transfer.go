@@ -2,7 +2,8 @@ package dtf
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
@@ -20,7 +21,7 @@ func Transfer(path string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := e.files[path]
-	if f == nil || f.closed {
+	if f == nil {
 		return fmt.Errorf("dtf: Transfer: %s is not an open coupled file", path)
 	}
 	return f.transfer()
@@ -43,13 +44,7 @@ func TransferAll() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	paths := make([]string, 0, len(e.files))
-	for p, f := range e.files {
-		if !f.closed {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(e.files))
 	for _, p := range paths {
 		if err := e.files[p].transfer(); err != nil {
 			return err

@@ -216,9 +216,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 		return fmt.Sprintf("readers of %s (epoch %d): %d of %d matchers done, %d sends pending", f.path, f.epoch, done, M, len(f.dataSends))
 	}, func() (bool, error) {
 		for {
-			m := e.take(func(m *envelope) bool {
-				return m.Kind == kEpochDone && m.Path == f.path && m.Session == f.session && m.Epoch == f.epoch
-			})
+			m := f.take(kEpochDone, func(m *envelope) bool { return m.Epoch == f.epoch })
 			if m == nil {
 				break
 			}
