@@ -30,7 +30,7 @@ type engine struct {
 
 	mail  []*envelope        // control messages not yet taken by a waiter
 	sends []*pendingSend     // control sends in flight
-	files map[string]*File   // coupled files by path, open or still serving
+	files map[string]*File   // open coupled files by path
 	match map[sessKey]*mfile // matcher state by file session
 	hist  map[string]*pathHistory
 	// explicit marks [FILE] sections whose files have seen Transfer: their users
