@@ -98,8 +98,8 @@ func MeasureMatching(n int64, m, reps int) (MatchPoint, error) {
 			if len(s.Uncovered) != 0 {
 				return p, fmt.Errorf("bench: matcher %d of %d left %d reads uncovered", j, m, len(s.Uncovered))
 			}
-			p.Transfers += len(s.Transfers)
-			for _, tr := range s.Transfers {
+			p.Transfers += s.Len()
+			for tr := range s.All() {
 				p.Elements += tr.Box.Volume()
 			}
 			slowest, sum = max(slowest, el), sum+el

@@ -196,7 +196,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	}
 	byWriter := map[int][]tagged{}
 	rr := &roundRec{reads: reads}
-	for _, t := range s.Transfers {
+	for t := range s.All() {
 		id := mf.nextID*nmatch + int64(self)
 		mf.nextID++
 		rr.maxID = mf.nextID

@@ -44,8 +44,9 @@ type recs struct {
 	n      int
 }
 
-// rec is one emitted transfer before assembly: read and write indices and
-// where its box (start then count) lives in the arena.
+// rec is one transfer: read and write indices and where its box (start then
+// count) lives in the arena, or chunk -1 when the box is the whole overlap of
+// the read and the write.
 type rec struct {
 	read, write int32
 	chunk, off  int32

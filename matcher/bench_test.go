@@ -94,7 +94,7 @@ func benchMatch(b *testing.B, ws []Write, rs []Read) {
 	// matcher costs on a shared machine where wall time is noisy.
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/match")
 	b.ReportMetric(el*1e9/float64(len(ws)+len(rs)), "ns/box")
-	b.ReportMetric(float64(len(s.Transfers)), "transfers")
+	b.ReportMetric(float64(s.Len()), "transfers")
 	b.ReportMetric(float64(len(s.Uncovered)), "uncovered")
 }
 

@@ -50,6 +50,12 @@ func (p point) in(b Box) bool {
 // uncovered exactly once if nobody wrote it. Reads must have unique
 // (Rank, Var, ID).
 func checkSchedule(writes []Write, reads []Read, s Schedule) error {
+	return checkTransfers(writes, reads, s.Transfers(), s.Uncovered)
+}
+
+// checkTransfers is checkSchedule over transfers grouped by writer and the
+// uncovered reads, e.g. of several matchers together.
+func checkTransfers(writes []Write, reads []Read, ts []Transfer, uncovered []Uncovered) error {
 	// Expected owner of every element of every read: index of winning write, -1 if none.
 	want := map[elemKey]int{}
 	for _, r := range reads {
@@ -72,8 +78,8 @@ func checkSchedule(writes []Write, reads []Read, s Schedule) error {
 		readBox[elemKey{reader: r.Rank, v: r.Var, id: r.ID}] = r.Box
 	}
 	got := map[elemKey]bool{}
-	for i, t := range s.Transfers {
-		if i > 0 && s.Transfers[i-1].Writer > t.Writer {
+	for i, t := range ts {
+		if i > 0 && ts[i-1].Writer > t.Writer {
 			return fmt.Errorf("transfers not grouped by writer at %d", i)
 		}
 		rb, ok := readBox[elemKey{reader: t.Reader, v: t.Var, id: t.ReadID}]
@@ -99,7 +105,7 @@ func checkSchedule(writes []Write, reads []Read, s Schedule) error {
 			return err
 		}
 	}
-	for _, u := range s.Uncovered {
+	for _, u := range uncovered {
 		rb := readBox[elemKey{reader: u.Reader, v: u.Var, id: u.ReadID}]
 		for _, m := range u.Missing {
 			if !rb.Contains(m) || m.Empty() {

@@ -39,12 +39,9 @@ func (m *Matcher) AddRead(r Read) error {
 // Len returns the number of writes and reads recorded.
 func (m *Matcher) Len() (writes, reads int) { return len(m.writes), len(m.reads) }
 
-// Reset forgets all writes and reads, keeping allocated memory.
-func (m *Matcher) Reset() {
-	clear(m.writes)
-	clear(m.reads)
-	m.writes, m.reads = m.writes[:0], m.reads[:0]
-}
+// Reset forgets all writes and reads. Schedules already returned keep
+// theirs.
+func (m *Matcher) Reset() { m.writes, m.reads = nil, nil }
 
 // Match matches writes against reads; see Matcher.Match.
 func Match(writes []Write, reads []Read) (Schedule, error) {
@@ -126,18 +123,13 @@ func (m *Matcher) promoteScalars() (map[int]bool, func()) {
 	}
 }
 
-// demoteScalars gives the scalar variables' boxes back their 0 dimensions.
+// demoteScalars gives the scalar variables' missing boxes back their 0
+// dimensions. Transfers need nothing: At takes the dimensions from the read.
 func demoteScalars(s *Schedule, scalars map[int]bool) {
-	scalar := func() Box { return Box{Start: []int64{}, Count: []int64{}} }
-	for i := range s.Transfers {
-		if scalars[s.Transfers[i].Var] {
-			s.Transfers[i].Box = scalar()
-		}
-	}
 	for i := range s.Uncovered {
 		if u := &s.Uncovered[i]; scalars[u.Var] {
 			for j := range u.Missing {
-				u.Missing[j] = scalar()
+				u.Missing[j] = Box{Start: []int64{}, Count: []int64{}}
 			}
 		}
 	}
@@ -212,13 +204,10 @@ func (m *Matcher) match() (Schedule, error) {
 			}
 			w := vw.ids[c]
 			if clean { // the common case: nobody later wrote over this part
-				c, ch, off := coords.alloc(2 * d)
-				out.add(rec{read: ri, write: w, chunk: ch, off: off})
-				copy(c, ilo)
+				out.add(rec{read: ri, write: w, chunk: -1})
 				v := int64(1)
 				for k := range d {
-					c[d+k] = ihi[k] - ilo[k]
-					v = mulSat(v, c[d+k])
+					v = mulSat(v, ihi[k]-ilo[k])
 				}
 				covered, exact = addSat(covered, v, exact)
 				continue
@@ -256,7 +245,7 @@ func (m *Matcher) match() (Schedule, error) {
 			}
 		}
 	}
-	return Schedule{Transfers: m.assemble(&out, &coords), Uncovered: uncovered}, nil
+	return Schedule{writes: m.writes, reads: m.reads, recs: m.assemble(&out), coords: &coords, Uncovered: uncovered}, nil
 }
 
 // groupWrites indexes the non-empty writes by variable, checking that each
@@ -382,9 +371,9 @@ func (vw *varWrites) sortByPriority(cands []int32) {
 	}
 }
 
-// assemble turns records into transfers grouped by writer rank (a counting
-// sort, so the order within a writer is the emission order).
-func (m *Matcher) assemble(l *recs, coords *arena) []Transfer {
+// assemble orders the records by writer rank (a counting sort, so the order
+// within a writer is the emission order).
+func (m *Matcher) assemble(l *recs) []rec {
 	if l.n == 0 {
 		return nil
 	}
@@ -412,16 +401,11 @@ func (m *Matcher) assemble(l *recs, coords *arena) []Transfer {
 	for i := 1; i < len(pos); i++ {
 		pos[i] += pos[i-1]
 	}
-	out := make([]Transfer, l.n)
+	out := make([]rec, l.n)
 	for _, ch := range l.chunks {
 		for _, r := range ch {
-			w, rd := &m.writes[r.write], &m.reads[r.read]
-			d := w.Box.Dims()
-			c := coords.at(r.chunk, r.off, 2*d)
-			t := &out[pos[wb[r.write]]]
+			out[pos[wb[r.write]]] = r
 			pos[wb[r.write]]++
-			t.Writer, t.Reader, t.Var, t.ReadID, t.Seq = w.Rank, rd.Rank, rd.Var, rd.ID, w.Seq
-			t.Box.Start, t.Box.Count = c[:d:d], c[d:]
 		}
 	}
 	return out

@@ -186,7 +186,7 @@ func TestMatchExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := transfersString(s.Transfers), transfersString(tc.want); got != want {
+			if got, want := transfersString(s.Transfers()), transfersString(tc.want); got != want {
 				t.Errorf("transfers:\n%s\nwant:\n%s", got, want)
 			}
 			if got, want := uncoveredString(s.Uncovered), uncoveredString(tc.uncovered); got != want {
@@ -256,11 +256,10 @@ func TestMatcherIncremental(t *testing.T) {
 	if got := s.ForWriter(9); len(got) != 0 {
 		t.Errorf("ForWriter(9) = %v", got)
 	}
-	bw, br := s.ByWriter(), s.ByReader()
-	if len(bw) != 4 || len(br) != 1 || len(br[1]) != 4 {
-		t.Errorf("ByWriter/ByReader sizes %d %d", len(bw), len(br))
+	if br := s.ByReader(); len(br) != 1 || len(br[1]) != 4 {
+		t.Errorf("ByReader sizes %d", len(br))
 	}
-	if transfersString(br[1]) != transfersString(s.Transfers) {
+	if br := s.ByReader(); transfersString(br[1]) != transfersString(s.Transfers()) {
 		t.Errorf("ByReader order differs:\n%s", transfersString(br[1]))
 	}
 	m.Reset()
@@ -333,8 +332,8 @@ func TestScalarOverlappingWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Transfers) != 1 || s.Transfers[0].Writer != 2 || s.Transfers[0].Box.Dims() != 0 || s.Transfers[0].ReadID != 7 {
-		t.Fatalf("transfers %+v", s.Transfers)
+	if ts := s.Transfers(); len(ts) != 1 || ts[0].Writer != 2 || ts[0].Box.Dims() != 0 || ts[0].ReadID != 7 {
+		t.Fatalf("transfers %+v", ts)
 	}
 	if len(s.Uncovered) != 1 || s.Uncovered[0].Var != 4 || len(s.Uncovered[0].Missing) != 1 || s.Uncovered[0].Missing[0].Dims() != 0 {
 		t.Fatalf("uncovered %+v", s.Uncovered)

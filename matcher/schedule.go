@@ -2,37 +2,78 @@ package matcher
 
 import (
 	"fmt"
-	"maps"
+	"iter"
 	"slices"
 	"strings"
 )
 
-// Schedule is the output of matching. Transfers are ordered by Writer
+// Schedule is the output of matching. Its transfers are ordered by Writer
 // (ascending); within one writer by the read they serve (Reader, Var, ReadID
 // ascending), and within one read in a fixed order. Uncovered lists reads, in
 // (Reader, Var, ReadID) order, that writes do not fully cover.
+//
+// Transfers are held compactly and materialised by At: a transfer is a pair
+// of request indices, its box their intersection unless later writes cut it
+// into pieces, whose boxes live in pointer-free storage. So a schedule of
+// millions of transfers is small and costs the garbage collector nothing to
+// scan. A
+// Schedule refers to the requests it was matched from: do not modify them
+// while the schedule is in use.
 type Schedule struct {
-	_msgpack struct{} `msgpack:",as_array"`
-	// Transfers are all scheduled data movements, grouped by writer.
-	Transfers []Transfer
+	writes []Write
+	reads  []Read
+	recs   []rec // grouped by writer
+	coords *arena
 	// Uncovered are the parts of reads that no write covers.
 	Uncovered []Uncovered
 }
 
+// Len returns the number of transfers.
+func (s *Schedule) Len() int { return len(s.recs) }
+
+// At returns transfer i. Its box may share memory with s: do not modify it.
+func (s *Schedule) At(i int) Transfer {
+	r := s.recs[i]
+	w, rd := &s.writes[r.write], &s.reads[r.read]
+	t := Transfer{Writer: w.Rank, Reader: rd.Rank, Var: rd.Var, ReadID: rd.ID, Seq: w.Seq}
+	if r.chunk < 0 { // the whole overlap of the read and the write
+		t.Box, _ = Intersect(rd.Box, w.Box)
+		return t
+	}
+	d := rd.Box.Dims() // 0 for a scalar, matched as a unit box
+	c := s.coords.at(r.chunk, r.off, 2*d)
+	t.Box = Box{Start: c[:d:d], Count: c[d:]}
+	return t
+}
+
+// All yields the transfers in schedule order.
+func (s *Schedule) All() iter.Seq[Transfer] {
+	return func(yield func(Transfer) bool) {
+		for i := range s.recs {
+			if !yield(s.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Transfers returns every transfer in schedule order as a new slice.
+func (s *Schedule) Transfers() []Transfer { return slices.Collect(s.All()) }
+
 // Writers returns the distinct writer ranks of s in ascending order.
-func (s Schedule) Writers() []int {
-	return distinct(s.Transfers, func(t Transfer) int { return t.Writer })
+func (s *Schedule) Writers() []int {
+	return distinct(s.All(), func(t Transfer) int { return t.Writer })
 }
 
 // Readers returns the distinct reader ranks of s in ascending order.
-func (s Schedule) Readers() []int {
-	return distinct(s.Transfers, func(t Transfer) int { return t.Reader })
+func (s *Schedule) Readers() []int {
+	return distinct(s.All(), func(t Transfer) int { return t.Reader })
 }
 
-func distinct(ts []Transfer, key func(Transfer) int) []int {
+func distinct(ts iter.Seq[Transfer], key func(Transfer) int) []int {
 	seen := map[int]bool{}
 	var out []int
-	for _, t := range ts {
+	for t := range ts {
 		if k := key(t); !seen[k] {
 			seen[k] = true
 			out = append(out, k)
@@ -42,67 +83,23 @@ func distinct(ts []Transfer, key func(Transfer) int) []int {
 	return out
 }
 
-// ForWriter returns what writer rank w must send, in schedule order. The
-// result shares memory with s.Transfers.
-func (s Schedule) ForWriter(w int) []Transfer {
-	lo, _ := slices.BinarySearchFunc(s.Transfers, w, func(t Transfer, w int) int { return t.Writer - w })
-	hi := lo
-	for hi < len(s.Transfers) && s.Transfers[hi].Writer == w {
-		hi++
-	}
-	return s.Transfers[lo:hi]
-}
-
-// ByWriter returns the transfers of each writer rank. The lists share memory
-// with s.Transfers.
-func (s Schedule) ByWriter() map[int][]Transfer {
-	out := map[int][]Transfer{}
-	for lo := 0; lo < len(s.Transfers); {
-		hi := lo + 1
-		for hi < len(s.Transfers) && s.Transfers[hi].Writer == s.Transfers[lo].Writer {
-			hi++
-		}
-		out[s.Transfers[lo].Writer] = s.Transfers[lo:hi:hi]
-		lo = hi
+// ForWriter returns what writer rank w must send, in schedule order.
+func (s *Schedule) ForWriter(w int) []Transfer {
+	lo, _ := slices.BinarySearchFunc(s.recs, w, func(r rec, w int) int { return s.writes[r.write].Rank - w })
+	var out []Transfer
+	for i := lo; i < len(s.recs) && s.writes[s.recs[i].write].Rank == w; i++ {
+		out = append(out, s.At(i))
 	}
 	return out
 }
 
 // ByReader returns, for each reader rank, the transfers it will receive,
-// ordered by writer and then as in s.Transfers. The lists are copies held in
-// one allocation; the boxes share memory with s.
-func (s Schedule) ByReader() map[int][]Transfer {
-	count := map[int]int{}
-	for _, t := range s.Transfers {
-		count[t.Reader]++
+// ordered by writer and then as in the schedule.
+func (s *Schedule) ByReader() map[int][]Transfer {
+	out := map[int][]Transfer{}
+	for t := range s.All() {
+		out[t.Reader] = append(out[t.Reader], t)
 	}
-	all := make([]Transfer, len(s.Transfers))
-	pos := make(map[int]int, len(count))
-	out := make(map[int][]Transfer, len(count))
-	off := 0
-	for _, r := range slices.Sorted(maps.Keys(count)) {
-		pos[r] = off
-		out[r] = all[off : off+count[r] : off+count[r]]
-		off += count[r]
-	}
-	for _, t := range s.Transfers {
-		all[pos[t.Reader]] = t
-		pos[t.Reader]++
-	}
-	return out
-}
-
-// Merge combines schedules from several matchers into one, keeping each
-// writer's transfers together in ascending writer order. Within a writer,
-// transfers keep the order of the inputs.
-func Merge(parts ...Schedule) Schedule {
-	var out Schedule
-	for _, p := range parts {
-		out.Transfers = append(out.Transfers, p.Transfers...)
-		out.Uncovered = append(out.Uncovered, p.Uncovered...)
-	}
-	slices.SortStableFunc(out.Transfers, func(a, b Transfer) int { return a.Writer - b.Writer })
-	slices.SortStableFunc(out.Uncovered, func(a, b Uncovered) int { return compareRead(a.Reader, a.Var, a.ReadID, b.Reader, b.Var, b.ReadID) })
 	return out
 }
 
