@@ -52,8 +52,10 @@ func BlockBoxes(n, b int64) ([]matcher.Write, []matcher.Read, []int64) {
 
 // MeasureMatching splits the workload of side n (n^3 write and n^3 read
 // boxes) over m matchers with the range partition and times each matcher's
-// Match reps times, one matcher after another in this process.
+// Match reps times, one matcher after another in this process, on one core
+// (GOMAXPROCS 1, so the garbage collector shares it), as a matcher rank has.
 func MeasureMatching(n int64, m, reps int) (MatchPoint, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ws, rs, shape := BlockBoxes(n, 8)
 	p := MatchPoint{Boxes: len(ws), Matchers: m, Reps: reps}
 	part, err := matcher.NewPartition(matcher.ModeRange, m)

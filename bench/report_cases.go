@@ -153,6 +153,11 @@ func writeTargets(w io.Writer, r *Results) {
 		rows = append(rows, fmt.Sprintf("| 1 | %d MiB | couplet / raw MPI | >= %.1f | %.2f %s |", e.MiB, TargetVsMPI, e.CoupledVsMPI, verdict(e.CoupledVsMPI >= TargetVsMPI)))
 		rows = append(rows, fmt.Sprintf("| 1 | %d MiB | couplet / PnetCDF files | >= %.0f | %.2f %s |", e.MiB, TargetVsFile, e.CoupledVsFile, verdict(e.CoupledVsFile >= TargetVsFile)))
 	}
+	for _, m := range r.Matching {
+		if m.Matchers == 1 && m.Boxes >= 1000000 {
+			rows = append(rows, fmt.Sprintf("| 2 | %d x %d boxes | one matcher's time on one core | < %.0f s | %.2f s %s |", m.Boxes, m.Boxes, TargetMatchSeconds, m.Critical.Median, verdict(m.Critical.Median < TargetMatchSeconds)))
+		}
+	}
 	for _, s := range r.Staging {
 		rows = append(rows, fmt.Sprintf("| 4 | %s | rpc DTL / raw TCP | >= %.1f | %.2f %s |", mibLabel(s.MiB), TargetStagingVsTCP, s.RPCvsTCP, verdict(s.RPCvsTCP >= TargetStagingVsTCP)))
 	}
