@@ -29,7 +29,7 @@ type mepoch struct {
 	writes      []matcher.Write
 	numRecs     int64
 	closing     bool
-	queued      []*envelope // read rounds and record queries waiting for the writers' epoch to end
+	queued      []queuedMsg // read rounds and record queries waiting for the writers' epoch to end
 	final       map[int]bool
 	matchTime   time.Duration
 
@@ -56,6 +56,13 @@ type roundRec struct {
 	reads   []matcher.Read
 	writers []int
 	maxID   int64
+}
+
+// queuedMsg is a reader's message waiting for the writers' epoch, with when
+// it arrived, so the reader learns how long its round waited for the writers.
+type queuedMsg struct {
+	m  *envelope
+	at time.Time
 }
 
 func (mf *mfile) epoch(n int) *mepoch {
@@ -98,9 +105,9 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		}
 	case kRecsQuery:
 		if mf.writers != nil && ep.fromWriters == mf.nWriters {
-			return e.serveRound(mf, ep, m)
+			return e.serveRound(mf, ep, m, 0)
 		}
-		ep.queued = append(ep.queued, m)
+		ep.queued = append(ep.queued, queuedMsg{m, time.Now()})
 	case kReadReqs:
 		mf.nReaders = size
 		if m.Closing {
@@ -111,11 +118,11 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		}
 		if len(m.Reads) > 0 || m.Replay || !m.Closing {
 			if ep.fromWriters == mf.nWriters && mf.writers != nil {
-				if err := e.serveRound(mf, ep, m); err != nil {
+				if err := e.serveRound(mf, ep, m, 0); err != nil {
 					return err
 				}
 			} else {
-				ep.queued = append(ep.queued, m)
+				ep.queued = append(ep.queued, queuedMsg{m, time.Now()})
 			}
 		}
 	}
@@ -137,8 +144,9 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 		}
 		ep.rec.writes = ep.writes
 	}
+	now := time.Now()
 	for _, q := range ep.queued {
-		if err := e.serveRound(mf, ep, q); err != nil {
+		if err := e.serveRound(mf, ep, q.m, now.Sub(q.at)); err != nil {
 			return err
 		}
 	}
@@ -148,13 +156,14 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 
 // serveRound answers one reader round: by the replay record when both sides
 // match theirs, else by matching the round's reads against the epoch's writes.
-// It sends the schedule to the writers and the expectations to the reader.
-func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
+// It sends the schedule to the writers and the expectations to the reader,
+// telling the reader how long the round waited for the writers' epoch.
+func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope, waited time.Duration) error {
 	if m.Kind == kRecsQuery {
 		return e.send(m.From, &envelope{Kind: kRecs, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, NumRecs: ep.numRecs})
 	}
 	rk := roundKey{m.Ranks[0], m.Round}
-	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs}
+	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Waited: int64(waited)}
 	reads := m.Reads
 	if m.Replay {
 		rr := (*roundRec)(nil)

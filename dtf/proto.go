@@ -66,6 +66,7 @@ type envelope struct {
 	Replay   bool   // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
 	Record   bool   // replay is on for this section and round: record the outcome
 	Peer     int    // replay schedule: the reader's world rank
+	Waited   int64  // kExpect: nanoseconds the round sat at the matcher waiting for the writers' epoch end
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.

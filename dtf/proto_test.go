@@ -14,7 +14,7 @@ func sampleEnvelopes() []*envelope {
 		{Kind: kWriteReqs, Path: "a.nc", Epoch: 2, NumRecs: 4, Writes: []matcher.Write{{Rank: 1, Var: 2, Seq: 9, Box: box}}, Ranks: []int{1, 4}},
 		{Kind: kReadReqs, Path: "a.nc", Round: 3, Reads: []matcher.Read{{Rank: 0, Var: 2, ID: 7, Box: box}}, Final: true, Ranks: []int{0, 2}},
 		{Kind: kExpect, Path: "a.nc", Sched: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, ID: 11, Peer: 4}},
-			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}},
+			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}, Waited: 300e6},
 		{Kind: kEpochDone, Path: "a.nc", Epoch: 1, Err: "boom"},
 	}
 }

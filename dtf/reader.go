@@ -208,6 +208,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	var recvs []transport.Pending
 	var missing []matcher.Uncovered
 	var errs []error
+	var waited time.Duration // the longest any matcher held the round for the writers
 	got := 0
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("schedules for %s (epoch %d, round %d) from the writer's matchers: %d of %d arrived", f.path, f.epoch, round, got, replies)
@@ -220,6 +221,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			got++
 			f.st.MsgsRecv++
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
+			waited = max(waited, time.Duration(m.Waited))
 			if m.Err != "" {
 				errs = append(errs, fmt.Errorf("dtf: %s: matcher: %s", f.path, m.Err))
 			}
@@ -242,7 +244,11 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			}
 		}
 	})
-	f.st.MatchTime += time.Since(start)
+	// The matchers wait in parallel, so the round waited as long as the
+	// longest of them; never more than the round itself took.
+	elapsed := time.Since(start)
+	f.st.MatchTime += elapsed
+	f.st.WaitTime += min(waited, elapsed)
 	xfer := time.Now()
 	if err == nil {
 		err = f.waitRecvs(recvs)

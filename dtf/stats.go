@@ -37,6 +37,7 @@ type EpochStats struct {
 	Requests int64  `json:"requests"`
 
 	MatchTime    time.Duration `json:"match_ns"`             // time spent matching (matchers) or waiting for schedules
+	WaitTime     time.Duration `json:"wait_ns"`              // part of match_ns spent waiting for the writers to reach the epoch end
 	TransferTime time.Duration `json:"transfer_ns"`          // time from the end of matching to the epoch's end
 	UserIOTime   time.Duration `json:"user_io_ns,omitempty"` // time between dtf_time_start and dtf_time_end
 	MsgsSent     int64         `json:"msgs_sent"`            // messages this rank sent, control and data
@@ -139,6 +140,7 @@ type EpochSummary struct {
 	Requests              int64         // requests of all ranks
 	Msgs                  int64         // messages sent by all ranks
 	MaxMatch, MaxTransfer time.Duration // slowest rank
+	MaxWait               time.Duration // longest WaitTime of a rank: a reader's wait for the writers, within its match time
 	ReplayHits            int           // records with replay hit
 	ReplayMisses          int           // records with replay miss
 	Errors                int           // records carrying an error
@@ -198,6 +200,7 @@ func SummarizeStats(recs []EpochStats) []EpochSummary {
 		s.Requests += r.Requests
 		s.Msgs += r.MsgsSent
 		s.MaxMatch = max(s.MaxMatch, r.MatchTime)
+		s.MaxWait = max(s.MaxWait, r.WaitTime)
 		s.MaxTransfer = max(s.MaxTransfer, r.TransferTime)
 		switch r.Replay {
 		case ReplayHit:

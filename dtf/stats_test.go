@@ -19,7 +19,7 @@ func sampleStats() []EpochStats {
 			MatchTime: 3 * time.Millisecond, TransferTime: 10 * time.Millisecond, MsgsSent: 4, MsgsRecv: 3, Replay: ReplayOff,
 			Start: statsT0, End: statsT0.Add(13 * time.Millisecond)},
 		{File: "out/a.nc", Section: 0, Session: 0, Epoch: 0, Role: "reader", Rank: 0, Comp: "ana", Bytes: 500, Requests: 1,
-			MatchTime: 2 * time.Millisecond, TransferTime: 20 * time.Millisecond, MsgsSent: 1, MsgsRecv: 2, Replay: ReplayOff,
+			MatchTime: 2 * time.Millisecond, WaitTime: time.Millisecond, TransferTime: 20 * time.Millisecond, MsgsSent: 1, MsgsRecv: 2, Replay: ReplayOff,
 			Start: statsT0.Add(time.Millisecond), End: statsT0.Add(22 * time.Millisecond)},
 		{File: "out/a.nc", Section: 0, Session: 0, Epoch: 0, Role: "reader", Rank: 1, Comp: "ana", Bytes: 300, Requests: 1,
 			TransferTime: 5 * time.Millisecond, MsgsSent: 1, MsgsRecv: 1, Replay: ReplayOff, UserIOTime: time.Second,
@@ -43,7 +43,7 @@ func TestStatsRoundTrip(t *testing.T) {
 	if n := strings.Count(buf.String(), "\n"); n != len(want) {
 		t.Fatalf("%d lines, want %d", n, len(want))
 	}
-	if !strings.Contains(buf.String(), `"transfer_ns":10000000`) {
+	if !strings.Contains(buf.String(), `"transfer_ns":10000000`) || !strings.Contains(buf.String(), `"wait_ns":1000000`) {
 		t.Errorf("durations not in ns: %s", buf.String())
 	}
 	got, err := ReadStats(strings.NewReader("\n" + buf.String() + "\n"))
@@ -147,8 +147,8 @@ func TestSummarizeStats(t *testing.T) {
 	if e0.Epoch != 0 || e0.Writers != 1 || e0.Readers != 2 || e0.Bytes != 800 || e0.Requests != 4 || e0.Msgs != 6 {
 		t.Errorf("epoch 0: %+v", e0)
 	}
-	if e0.MaxTransfer != 20*time.Millisecond || e0.MaxMatch != 3*time.Millisecond {
-		t.Errorf("epoch 0 times: %v %v", e0.MaxTransfer, e0.MaxMatch)
+	if e0.MaxTransfer != 20*time.Millisecond || e0.MaxMatch != 3*time.Millisecond || e0.MaxWait != time.Millisecond {
+		t.Errorf("epoch 0 times: transfer %v match %v wait %v", e0.MaxTransfer, e0.MaxMatch, e0.MaxWait)
 	}
 	if got := e0.Throughput(); got != 800/0.02 {
 		t.Errorf("throughput %v", got)

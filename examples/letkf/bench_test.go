@@ -23,6 +23,11 @@ import (
 //     matching (or replay lookup) and the schedule replies. It also holds any
 //     wait for writers that have not reached their own wait_all yet: the
 //     schedule needs their requests (or, on replay, their agreement).
+//   - a reader's wait_ns is that last part: per round, the longest any
+//     matcher held the round, from receiving it until every writer's
+//     requests were in. It starts when the matcher receives the round, so
+//     a matcher rank outside dtf calls (polling only from its background
+//     goroutine) can add a few ms of receive delay to match_ns - wait_ns.
 //   - a reader's transfer_ns runs from the receives being posted until all
 //     of them completed: the only stretch the statistics attribute to data
 //     messages in flight. It also holds waiting for a writer that is slow to
@@ -41,6 +46,7 @@ import (
 type epochTimes struct {
 	span      time.Duration
 	readMatch time.Duration // readers' match_ns
+	readWait  time.Duration // readers' wait_ns: the part of match_ns spent waiting for the writers
 	readXfer  time.Duration // readers' transfer_ns
 	writeXfer time.Duration // writers' transfer_ns
 	matcher   time.Duration // matchers' match_ns
@@ -67,6 +73,7 @@ func perEpoch(recs []dtf.EpochStats) map[benchKey]epochTimes {
 		t := out[k]
 		if r.Role == "reader" {
 			t.readMatch = max(t.readMatch, r.MatchTime)
+			t.readWait = max(t.readWait, r.WaitTime)
 			t.readXfer = max(t.readXfer, r.TransferTime)
 		} else {
 			t.writeXfer = max(t.writeXfer, r.TransferTime)
@@ -93,6 +100,7 @@ func cycleSums(eps map[benchKey]epochTimes, c int) epochTimes {
 		}
 		s.span += t.span
 		s.readMatch += t.readMatch
+		s.readWait += t.readWait
 		s.readXfer += t.readXfer
 		s.writeXfer += t.writeXfer
 		s.matcher += t.matcher
@@ -127,12 +135,18 @@ func benchSize(b *testing.B) (nvars, imax, jmax, kmax, cycles int) {
 //	                           it includes user-side work and waiting for
 //	                           the other component
 //	on-coord-%                 coordination with replay on, as a share of
-//	                           sim's cycle time (target < 5%): the readers'
-//	                           match_ns summed over the cycle's epochs, the
-//	                           time from a read round's start to having every
-//	                           schedule (see epochTimes for what else it
-//	                           holds: it is an upper bound)
-//	off-coord-%                the same with replay off, for comparison
+//	                           sim's cycle time (target < 5%): over the
+//	                           cycle's epochs, the sum of the readers'
+//	                           match_ns less the sum of their wait_ns (each
+//	                           the slowest reader rank's): the time from a
+//	                           read round's start to having every schedule,
+//	                           without the time the round sat at the matchers
+//	                           waiting for the writers to reach the epoch end
+//	                           (see epochTimes)
+//	on-wait-%                  that waiting share, the sum of the readers'
+//	                           wait_ns over sim's cycle time: the other
+//	                           component being later, not coordination cost
+//	off-coord-%, off-wait-%    the same with replay off, for comparison
 //
 // Run it with
 //
@@ -144,7 +158,7 @@ func BenchmarkReplay(b *testing.B) {
 			"-kmax", strconv.Itoa(kmax), "-prc", "2x1"}}
 	// summary holds per-cycle values of cycles 1..N: sim's cycle time (ms),
 	// the share outside data movement and the coordination share.
-	type summary struct{ cycle, outside, coord []float64 }
+	type summary struct{ cycle, outside, coord, wait []float64 }
 	res := map[string]summary{}
 	var sums []map[string]string
 	for i := 0; i < b.N; i++ {
@@ -155,24 +169,25 @@ func BenchmarkReplay(b *testing.B) {
 			r := l.run(b)
 			sums = append(sums, r.sums)
 			eps := perEpoch(r.recs)
-			rows := []string{"cycle   sim ms  (I/O ms)   span ms  rd-match  rd-xfer  wr-xfer  matcher   [ms, per cycle: epochs summed, slowest rank each]"}
+			rows := []string{"cycle   sim ms  (I/O ms)   span ms  rd-match  (rd-wait)  rd-xfer  wr-xfer  matcher   [ms, per cycle: epochs summed, slowest rank each]"}
 			var s summary
 			for c := 0; c <= cycles; c++ {
 				t := cycleSums(eps, c)
-				rows = append(rows, fmt.Sprintf("%5d %8.1f (%7.1f) %9.1f %9.1f %8.1f %8.1f %8.1f",
-					c, r.simMS[c], r.simIO[c], ms(t.span), ms(t.readMatch), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
+				rows = append(rows, fmt.Sprintf("%5d %8.1f (%7.1f) %9.1f %9.1f (%8.1f) %8.1f %8.1f %8.1f",
+					c, r.simMS[c], r.simIO[c], ms(t.span), ms(t.readMatch), ms(t.readWait), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
 				if c > 0 {
 					s.cycle = append(s.cycle, r.simMS[c])
 					s.outside = append(s.outside, 100*(1-ms(t.readXfer)/ms(t.span)))
-					s.coord = append(s.coord, 100*ms(t.readMatch)/r.simMS[c])
+					s.coord = append(s.coord, 100*ms(t.readMatch-t.readWait)/r.simMS[c])
+					s.wait = append(s.wait, 100*ms(t.readWait)/r.simMS[c])
 				}
 			}
 			res[mode.name] = s
 			var erows []string
 			for _, k := range []benchKey{{cycles, "hist", 0}, {cycles, "anal", 0}, {cycles, "anal", 1}} {
 				t := eps[k]
-				erows = append(erows, fmt.Sprintf("cycle %d %s session %d: span %.1f, reader match %.1f, reader transfer %.1f, writer transfer %.1f, matcher %.1f ms",
-					k.cycle, k.kind, k.session, ms(t.span), ms(t.readMatch), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
+				erows = append(erows, fmt.Sprintf("cycle %d %s session %d: span %.1f, reader match %.1f (waiting for writers %.1f), reader transfer %.1f, writer transfer %.1f, matcher %.1f ms",
+					k.cycle, k.kind, k.session, ms(t.span), ms(t.readMatch), ms(t.readWait), ms(t.readXfer), ms(t.writeXfer), ms(t.matcher)))
 			}
 			rows = append(rows, erows...)
 			b.Logf("replay %s, %d variables of %dx%dx%d per rank:\n%s", mode.name, nvars, kmax, jmax, imax, strings.Join(rows, "\n"))
@@ -193,7 +208,9 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(onMS/offMS, "on/off")
 	b.ReportMetric(median(on.outside), "on-outside-xfer-%")
 	b.ReportMetric(median(on.coord), "on-coord-%")
+	b.ReportMetric(median(on.wait), "on-wait-%")
 	b.ReportMetric(median(off.coord), "off-coord-%")
+	b.ReportMetric(median(off.wait), "off-wait-%")
 }
 
 // median returns the median of xs (0 for none).

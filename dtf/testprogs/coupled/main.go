@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/couplet-hpc/couplet/dtf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
@@ -38,6 +39,7 @@ var (
 	flip     = flag.Bool("flip", false, "cycles: the reader writes the file back and the writer reads it (roles flip)")
 	nvars    = flag.Int("nvars", 1, "cycles: variables per file")
 	explicit = flag.Bool("explicit", false, "cycles: end each file's epoch with dtf.Transfer instead of wait_all")
+	wdelay   = flag.Duration("wdelay", 0, "cycles: the writers sleep this long after their puts, before ending the epoch")
 )
 
 // env is what every scenario gets.
@@ -704,6 +706,8 @@ func cycleWrite(e env, path string, names []string, grid string, k int) error {
 			return err
 		}
 	}
+	// A late writer: the readers' rounds wait at the matchers meanwhile.
+	time.Sleep(*wdelay)
 	if *explicit {
 		if err := dtf.Transfer(path); err != nil {
 			return err
