@@ -38,8 +38,9 @@ type engine struct {
 	explicit map[int]bool
 	stores
 
-	nextFileID int // per-writer counter naming files in data tags
-	inFlight   int // data messages posted and not yet complete, over all files
+	nextFileID int            // per-writer counter naming files in data tags
+	inFlight   int            // data messages posted and not yet complete, over all files
+	abandoned  []*mpi.Request // collectives given up on after a timeout; MPI still owns their buffers
 	stats      *StatsWriter
 	stop       chan struct{}
 	bgDone     chan struct{}

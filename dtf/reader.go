@@ -175,7 +175,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		var err error
 		sig = f.signature(all)
 		old, have = e.rrecs.Lookup(key, sig)
-		if have, err = agree(f.group, have); err != nil {
+		if have, err = e.agree(f.group, have); err != nil {
 			return err
 		}
 		rec = readerRec{}

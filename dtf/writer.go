@@ -180,7 +180,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 	if f.fc.ReplayIO {
 		sig = f.signature(f.writes)
 		old, have := e.wrecs.Lookup(key, sig)
-		all, err := agree(f.group, have)
+		all, err := e.agree(f.group, have)
 		if err != nil {
 			return err
 		}
