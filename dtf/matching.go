@@ -3,6 +3,7 @@ package dtf
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
@@ -33,12 +34,14 @@ type mepoch struct {
 	final       map[int]bool
 	matchTime   time.Duration
 
-	// Replay: the writers all match their records (wReplay), whether to
-	// record, under which key, and the record being built.
-	wReplay bool
-	record  bool
-	key     replay.Key
-	rec     *matchRec
+	// Replay: the writer group ranks that match their records (and sent no
+	// writes), whether they all do (wReplay, known once every writer is
+	// in), whether to record, under which key, and the record being built.
+	replayed []int
+	wReplay  bool
+	record   bool
+	key      replay.Key
+	rec      *matchRec
 }
 
 // matchRec is a matcher's replay record of an epoch: the writes, and each
@@ -63,6 +66,18 @@ type roundRec struct {
 type queuedMsg struct {
 	m  *envelope
 	at time.Time
+}
+
+// recordedWrites returns the writes of the given writer group ranks from a
+// record, in recorded order.
+func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
+	var out []matcher.Write
+	for _, w := range ws {
+		if slices.Contains(ranks, w.Rank) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func (mf *mfile) epoch(n int) *mepoch {
@@ -96,7 +111,10 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		ep.writes = append(ep.writes, m.Writes...)
 		ep.numRecs = max(ep.numRecs, m.NumRecs)
 		ep.closing = ep.closing || m.Final
-		ep.wReplay, ep.record = m.Replay, m.Record
+		ep.record = m.Record
+		if m.Replay {
+			ep.replayed = append(ep.replayed, rank)
+		}
 		ep.key = replay.Key{Section: m.Section, Slot: e.slotOf(m.Section, m.Session), Epoch: m.Epoch, Round: -1}
 		if ep.fromWriters == mf.nWriters {
 			if err := e.writesComplete(mf, ep); err != nil {
@@ -132,14 +150,20 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 // writesComplete runs once every writer's requests for an epoch are in: it
 // restores replayed writes, then serves the rounds that were waiting.
 func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
+	ep.wReplay = len(ep.replayed) == mf.nWriters
 	if ep.record {
 		ep.rec = &matchRec{rounds: map[roundKey]*roundRec{}}
 		if old, ok := e.mrecs.Get(ep.key); ok {
 			ep.rec.rounds = maps.Clone(old.rounds)
+			ep.writes = append(ep.writes, recordedWrites(old.writes, ep.replayed)...)
 			if ep.wReplay {
-				ep.writes = old.writes
+				// Rounds matched afresh must not reuse the transfer ids of
+				// rounds that will replay their records in this epoch.
+				for _, r := range old.rounds {
+					mf.nextID = max(mf.nextID, r.maxID+1)
+				}
 			}
-		} else if ep.wReplay {
+		} else if len(ep.replayed) > 0 {
 			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.tr.Rank())
 		}
 		ep.rec.writes = ep.writes

@@ -1,7 +1,6 @@
 package dtf
 
 import (
-	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/replay"
 )
 
@@ -55,30 +54,6 @@ func (f *File) signature(ps []*piece) uint64 {
 		s.AddInts(p.box.Count)
 	}
 	return s.Sum()
-}
-
-// agree is the one cheap agreement step: true only if every rank of the
-// group holds a matching record. It is nonblocking underneath, so a rank
-// waiting for slower ones yields the CPU and serves messages meanwhile, and a
-// rank that never arrives ends it with a timeout.
-func (e *engine) agree(group mpi.Comm, mine bool) (bool, error) {
-	in, out := []int64{0}, []int64{0}
-	if mine {
-		in[0] = 1
-	}
-	q, err := mpi.Iallreduce(group, in, out, mpi.Min)
-	if err != nil {
-		return false, err
-	}
-	err = e.waitFor(func() string { return "the group's ranks to agree on replay" }, func() (bool, error) {
-		done, _, err := q.Test()
-		return done, err
-	})
-	if err != nil {
-		// MPI still owns the pinned buffers: keep them reachable.
-		e.abandoned = append(e.abandoned, q)
-	}
-	return out[0] == 1, err
 }
 
 // outcomeOf converts a replay outcome for the statistics.

@@ -2,6 +2,7 @@ package dtf_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,40 @@ func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
 	for k, w := range want {
 		if got := stats[k*10]; got["reader:"+w] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want readers %s", k, got, w)
+		}
+	}
+}
+
+// One reader changing its pattern misses alone: the writers and the other
+// readers still replay in that epoch, and the data stay right (the program
+// checks every value).
+func TestReplayOneReaderChanges(t *testing.T) {
+	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-split", "1", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	for k, want := range []map[string]int{
+		{"writer:miss": 4, "reader:miss": 3},
+		{"writer:hit": 4, "reader:hit": 3},
+		{"writer:hit": 4, "reader:hit": 2, "reader:miss": 1},
+		{"writer:hit": 4, "reader:hit": 3},
+	} {
+		if got := stats[k*10]; !maps.Equal(got, want) {
+			t.Errorf("cycle %d: outcomes %v, want %v", k, got, want)
+		}
+	}
+}
+
+// One writer changing its pattern misses alone: the matchers take the other
+// writers' writes from their records and match every round afresh, so the
+// readers miss too, and the next cycle hits again.
+func TestReplayOneWriterChanges(t *testing.T) {
+	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-wsplit", "2", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	for k, want := range []map[string]int{
+		{"writer:miss": 4, "reader:miss": 3},
+		{"writer:hit": 4, "reader:hit": 3},
+		{"writer:hit": 3, "writer:miss": 1, "reader:miss": 3},
+		{"writer:hit": 4, "reader:hit": 3},
+	} {
+		if got := stats[k*10]; !maps.Equal(got, want) {
+			t.Errorf("cycle %d: outcomes %v, want %v", k, got, want)
 		}
 	}
 }

@@ -39,6 +39,8 @@ var (
 	flip     = flag.Bool("flip", false, "cycles: the reader writes the file back and the writer reads it (roles flip)")
 	nvars    = flag.Int("nvars", 1, "cycles: variables per file")
 	explicit = flag.Bool("explicit", false, "cycles: end each file's epoch with dtf.Transfer instead of wait_all")
+	split    = flag.Int("split", -1, "cycles: from cycle -change on, only this reader rank changes its pattern (variable 0 in two gets)")
+	wsplit   = flag.Int("wsplit", -1, "cycles: from cycle -change on, only this writer rank changes its pattern (variable 0 in two puts)")
 	wdelay   = flag.Duration("wdelay", 0, "cycles: the writers sleep this long after their puts, before ending the epoch")
 )
 
@@ -666,6 +668,10 @@ func caseCycles(e env) error {
 	for k := 0; k < *cycles; k++ {
 		path := fileName(fmt.Sprintf("cycle_%03d.nc", k))
 		changed := *change >= 0 && k >= *change
+		halves := changed && (*split >= 0 || *wsplit >= 0) // one rank changes, nothing else
+		if halves {
+			changed = false
+		}
 		names := []string{"T"}
 		for i := 1; i < *nvars; i++ {
 			names = append(names, fmt.Sprintf("T%d", i))
@@ -674,7 +680,7 @@ func caseCycles(e env) error {
 			names = append(names, "U")
 		}
 		if e.writer {
-			if err := cycleWrite(e, path, names, *wgrid, k); err != nil {
+			if err := cycleWrite(e, path, names, *wgrid, k, halves && e.rank == *wsplit); err != nil {
 				return fmt.Errorf("cycle %d: %w", k, err)
 			}
 			if *flip {
@@ -688,21 +694,33 @@ func caseCycles(e env) error {
 		if changed {
 			grid = *rgrid2
 		}
-		if err := cycleRead(e, path, len(names), grid, k); err != nil {
+		if err := cycleRead(e, path, len(names), grid, k, halves && e.rank == *split); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
 	return nil
 }
 
-func cycleWrite(e env, path string, names []string, grid string, k int) error {
+// cycleWrite writes every variable of cycle k's file; with halves, variable
+// 0 goes in two puts of half its rows each.
+func cycleWrite(e env, path string, names []string, grid string, k int, halves bool) error {
 	f, err := define(e, path, nc.DOUBLE, names...)
 	if err != nil {
 		return err
 	}
 	st, ct := block(grid, e.rank, *ny, *nx)
 	for v := range names {
-		if err := pnetcdf.PutVaraAll(f, v, st, ct, fillBlock[float64](v+k, st, ct, *nx)); err != nil {
+		data := fillBlock[float64](v+k, st, ct, *nx)
+		if v == 0 && halves && ct[0] >= 2 {
+			h := ct[0] / 2
+			err := errors.Join(pnetcdf.PutVaraAll(f, v, st, []int64{h, ct[1]}, data[:h*ct[1]]),
+				pnetcdf.PutVaraAll(f, v, []int64{st[0] + h, st[1]}, []int64{ct[0] - h, ct[1]}, data[h*ct[1]:]))
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := pnetcdf.PutVaraAll(f, v, st, ct, data); err != nil {
 			return err
 		}
 	}
@@ -716,7 +734,9 @@ func cycleWrite(e env, path string, names []string, grid string, k int) error {
 	return f.Close()
 }
 
-func cycleRead(e env, path string, nvars int, grid string, k int) error {
+// cycleRead reads every variable of cycle k's file; with halves, variable 0
+// comes in two gets of half its rows each.
+func cycleRead(e env, path string, nvars int, grid string, k int, halves bool) error {
 	f, err := pnetcdf.Open(e.comm, path, nc.NOWRITE)
 	if err != nil {
 		return err
@@ -725,6 +745,17 @@ func cycleRead(e env, path string, nvars int, grid string, k int) error {
 	bufs := make([][]float64, nvars)
 	for v := range bufs {
 		bufs[v] = make([]float64, ct[0]*ct[1])
+		if v == 0 && halves && ct[0] >= 2 {
+			h := ct[0] / 2
+			top, bottom := []int64{h, ct[1]}, []int64{ct[0] - h, ct[1]}
+			if _, err := pnetcdf.IGetVara(f, v, st, top, bufs[v][:h*ct[1]]); err != nil {
+				return err
+			}
+			if _, err := pnetcdf.IGetVara(f, v, []int64{st[0] + h, st[1]}, bottom, bufs[v][h*ct[1]:]); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := pnetcdf.IGetVara(f, v, st, ct, bufs[v]); err != nil {
 			return err
 		}
