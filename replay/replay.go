@@ -2,7 +2,8 @@
 // recognises when a later epoch repeats it, so array coupling can skip request
 // exchange and matching in iterative workflows. It is plain Go over plain
 // data: signatures, keys and a bounded record store. The agreement step (all
-// ranks must match their records) is the caller's, because it needs MPI.
+// ranks must match their records) is the caller's: dtf's matchers make it
+// from the hit flags that travel with each rank's requests.
 package replay
 
 import (
@@ -109,8 +110,8 @@ const (
 // String returns "off", "miss" or "hit".
 func (o Outcome) String() string { return [...]string{"off", "miss", "hit"}[o] }
 
-// Decide combines the agreement of every rank: the epoch replays only if
-// replay is on and all agreed.
+// Decide gives the outcome of a rank or a round: it replays only if replay
+// is on and every record involved matched.
 func Decide(enabled bool, allMatch bool) Outcome {
 	switch {
 	case !enabled:
