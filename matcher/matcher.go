@@ -148,12 +148,13 @@ func (m *Matcher) match() (Schedule, error) {
 	var (
 		out       recs
 		coords    arena
+		fc        flatCoalescer // scratch for the overlap path
 		uncovered []Uncovered
 		cands     []int32
 		lastVar   = math.MinInt
 		vw        *varWrites
 	)
-	var qlo, qhi, ilo, ihi, bufA, bufB []int64
+	var qlo, qhi, ilo, ihi, cut, bufA []int64
 	for _, ri := range order {
 		r := &m.reads[ri]
 		if r.Box.Empty() {
@@ -177,6 +178,7 @@ func (m *Matcher) match() (Schedule, error) {
 		x := vw.idx
 		if cap(qlo) < d {
 			qlo, qhi, ilo, ihi = make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d)
+			cut = make([]int64, 2*d)
 		}
 		qlo, qhi, ilo, ihi = qlo[:d], qhi[:d], ilo[:d], ihi[:d]
 		for k := range d {
@@ -218,29 +220,31 @@ func (m *Matcher) match() (Schedule, error) {
 			for _, h := range cands[:i] {
 				if vw.shared[h] && x.overlaps(h, ilo, ihi) {
 					hb := int(h) * d
-					bufB = subtractFlat(bufB[:0], bufA, d, x.lo[hb:hb+d], x.hi[hb:hb+d])
-					bufA, bufB = bufB, bufA
+					bufA = subtractFlat(bufA, d, x.lo[hb:hb+d], x.hi[hb:hb+d], cut)
 					if len(bufA) == 0 {
 						break
 					}
 				}
 			}
-			for _, p := range flatBoxes(bufA, d) {
+			bufA = fc.coalesce(bufA, d)
+			for p := 0; p < len(bufA); p += 2 * d {
 				c, ch, off := coords.alloc(2 * d)
 				out.add(rec{read: ri, write: w, chunk: ch, off: off})
-				copy(c, p.Start)
-				copy(c[d:], p.Count)
-				covered, exact = addSat(covered, p.Volume(), exact)
+				v := int64(1)
+				for k := range d {
+					c[k], c[d+k] = bufA[p+k], bufA[p+d+k]-bufA[p+k]
+					v = mulSat(v, c[d+k])
+				}
+				covered, exact = addSat(covered, v, exact)
 			}
 		}
 		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
 			bufA = append(append(bufA[:0], qlo...), qhi...)
 			for _, c := range cands {
 				b := int(c) * d
-				bufB = subtractFlat(bufB[:0], bufA, d, x.lo[b:b+d], x.hi[b:b+d])
-				bufA, bufB = bufB, bufA
+				bufA = subtractFlat(bufA, d, x.lo[b:b+d], x.hi[b:b+d], cut)
 			}
-			if miss := flatBoxes(bufA, d); len(miss) > 0 {
+			if miss := flatBoxes(&fc, bufA, d); len(miss) > 0 {
 				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
 			}
 		}
