@@ -712,11 +712,10 @@ func cycleWrite(e env, path string, names []string, grid string, k int, halves b
 	for v := range names {
 		data := fillBlock[float64](v+k, st, ct, *nx)
 		if v == 0 && halves && ct[0] >= 2 {
-			h := ct[0] / 2
-			err := errors.Join(pnetcdf.PutVaraAll(f, v, st, []int64{h, ct[1]}, data[:h*ct[1]]),
-				pnetcdf.PutVaraAll(f, v, []int64{st[0] + h, st[1]}, []int64{ct[0] - h, ct[1]}, data[h*ct[1]:]))
-			if err != nil {
-				return err
+			for _, p := range rowHalves(st, ct) {
+				if err := pnetcdf.PutVaraAll(f, v, p.st, p.ct, data[p.lo:p.hi]); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -734,6 +733,22 @@ func cycleWrite(e env, path string, names []string, grid string, k int, halves b
 	return f.Close()
 }
 
+// rowPart is one half of a 2-D block: its start, count and element range
+// within the block's buffer.
+type rowPart struct {
+	st, ct []int64
+	lo, hi int64
+}
+
+// rowHalves splits the block (st, ct) into its top and bottom rows.
+func rowHalves(st, ct []int64) [2]rowPart {
+	h := ct[0] / 2
+	return [2]rowPart{
+		{st, []int64{h, ct[1]}, 0, h * ct[1]},
+		{[]int64{st[0] + h, st[1]}, []int64{ct[0] - h, ct[1]}, h * ct[1], ct[0] * ct[1]},
+	}
+}
+
 // cycleRead reads every variable of cycle k's file; with halves, variable 0
 // comes in two gets of half its rows each.
 func cycleRead(e env, path string, nvars int, grid string, k int, halves bool) error {
@@ -746,13 +761,10 @@ func cycleRead(e env, path string, nvars int, grid string, k int, halves bool) e
 	for v := range bufs {
 		bufs[v] = make([]float64, ct[0]*ct[1])
 		if v == 0 && halves && ct[0] >= 2 {
-			h := ct[0] / 2
-			top, bottom := []int64{h, ct[1]}, []int64{ct[0] - h, ct[1]}
-			if _, err := pnetcdf.IGetVara(f, v, st, top, bufs[v][:h*ct[1]]); err != nil {
-				return err
-			}
-			if _, err := pnetcdf.IGetVara(f, v, []int64{st[0] + h, st[1]}, bottom, bufs[v][h*ct[1]:]); err != nil {
-				return err
+			for _, p := range rowHalves(st, ct) {
+				if _, err := pnetcdf.IGetVara(f, v, p.st, p.ct, bufs[v][p.lo:p.hi]); err != nil {
+					return err
+				}
 			}
 			continue
 		}
