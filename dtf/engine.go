@@ -201,11 +201,14 @@ func current() (*engine, error) {
 
 // background serves incoming messages while the application computes. It runs
 // only when MPI provides THREAD_MULTIPLE, on a locked OS thread (MPI and UCX
-// see one thread, not whichever the Go scheduler picks), and sleeps between polls.
+// see one thread, not whichever the Go scheduler picks), and sleeps between
+// polls. The sleep stays short (bgMaxIdle): a matcher on this rank answers
+// the other component's read rounds only from here while the application
+// computes, and each sleep adds to their wait. A poll costs microseconds.
 func (e *engine) background() {
 	runtime.LockOSThread()
 	defer close(e.bgDone)
-	idle := time.Millisecond
+	idle := bgMinIdle
 	for {
 		select {
 		case <-e.stop:
@@ -216,9 +219,9 @@ func (e *engine) background() {
 		n, _ := e.poll()
 		e.mu.Unlock()
 		if n > 0 {
-			idle = time.Millisecond
-		} else if idle < 20*time.Millisecond {
-			idle *= 2
+			idle = bgMinIdle
+		} else {
+			idle = min(2*idle, bgMaxIdle)
 		}
 	}
 }
@@ -278,10 +281,13 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 }
 
 // Backoff bounds for waits on peers' control messages, how long to poll
-// before sleeping, and how many polls go between yields of the CPU.
+// before sleeping, how many polls go between yields of the CPU, and the
+// background goroutine's sleeps.
 const (
 	hotWait    = 2 * time.Millisecond
 	yieldEvery = 8
 	minSleep   = 2 * time.Microsecond
 	maxSleep   = 500 * time.Microsecond
+	bgMinIdle  = 100 * time.Microsecond
+	bgMaxIdle  = time.Millisecond
 )

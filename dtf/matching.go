@@ -30,7 +30,8 @@ type mepoch struct {
 	writes      []matcher.Write
 	numRecs     int64
 	closing     bool
-	queued      []queuedMsg // read rounds and record queries waiting for the writers' epoch to end
+	queued      []*envelope // read rounds and record queries waiting for the writers' epoch to end
+	writersAt   int64       // the latest writer's epoch end (Sent, wall clock)
 	final       map[int]bool
 	matchTime   time.Duration
 
@@ -59,13 +60,6 @@ type roundRec struct {
 	reads   []matcher.Read
 	writers []int
 	maxID   int64
-}
-
-// queuedMsg is a reader's message waiting for the writers' epoch, with when
-// it arrived, so the reader learns how long its round waited for the writers.
-type queuedMsg struct {
-	m  *envelope
-	at time.Time
 }
 
 // recordedWrites returns the writes of the given writer group ranks from a
@@ -110,6 +104,7 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		ep.fromWriters++
 		ep.writes = append(ep.writes, m.Writes...)
 		ep.numRecs = max(ep.numRecs, m.NumRecs)
+		ep.writersAt = max(ep.writersAt, m.Sent)
 		ep.closing = ep.closing || m.Final
 		ep.record = m.Record
 		if m.Replay {
@@ -123,9 +118,9 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		}
 	case kRecsQuery:
 		if mf.writers != nil && ep.fromWriters == mf.nWriters {
-			return e.serveRound(mf, ep, m, 0)
+			return e.serveRound(mf, ep, m)
 		}
-		ep.queued = append(ep.queued, queuedMsg{m, time.Now()})
+		ep.queued = append(ep.queued, m)
 	case kReadReqs:
 		mf.nReaders = size
 		if m.Closing {
@@ -136,11 +131,11 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		}
 		if len(m.Reads) > 0 || m.Replay || !m.Closing {
 			if ep.fromWriters == mf.nWriters && mf.writers != nil {
-				if err := e.serveRound(mf, ep, m, 0); err != nil {
+				if err := e.serveRound(mf, ep, m); err != nil {
 					return err
 				}
 			} else {
-				ep.queued = append(ep.queued, queuedMsg{m, time.Now()})
+				ep.queued = append(ep.queued, m)
 			}
 		}
 	}
@@ -156,21 +151,20 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 		if old, ok := e.mrecs.Get(ep.key); ok {
 			ep.rec.rounds = maps.Clone(old.rounds)
 			ep.writes = append(ep.writes, recordedWrites(old.writes, ep.replayed)...)
-			if ep.wReplay {
-				// Rounds matched afresh must not reuse the transfer ids of
-				// rounds that will replay their records in this epoch.
-				for _, r := range old.rounds {
-					mf.nextID = max(mf.nextID, r.maxID+1)
-				}
+			// Rounds matched afresh must not reuse recorded transfer ids:
+			// rounds may replay their records in this epoch, and a
+			// replaying reader posts its recorded receives before it
+			// learns whether its matchers replay.
+			for _, r := range old.rounds {
+				mf.nextID = max(mf.nextID, r.maxID+1)
 			}
 		} else if len(ep.replayed) > 0 {
 			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.tr.Rank())
 		}
 		ep.rec.writes = ep.writes
 	}
-	now := time.Now()
 	for _, q := range ep.queued {
-		if err := e.serveRound(mf, ep, q.m, now.Sub(q.at)); err != nil {
+		if err := e.serveRound(mf, ep, q); err != nil {
 			return err
 		}
 	}
@@ -181,13 +175,16 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 // serveRound answers one reader round: by the replay record when both sides
 // match theirs, else by matching the round's reads against the epoch's writes.
 // It sends the schedule to the writers and the expectations to the reader,
-// telling the reader how long the round waited for the writers' epoch.
-func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope, waited time.Duration) error {
+// telling the reader how long it waited for the writers' epoch: from the
+// round's start to the latest writer's epoch end. Both are wall clock
+// times, exact on one node; across nodes clock skew blurs them (the
+// reader clamps the wait to the round).
+func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	if m.Kind == kRecsQuery {
 		return e.send(m.From, &envelope{Kind: kRecs, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, NumRecs: ep.numRecs})
 	}
 	rk := roundKey{m.Ranks[0], m.Round}
-	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Waited: int64(waited)}
+	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Waited: max(0, ep.writersAt-m.Sent)}
 	reads := m.Reads
 	if m.Replay {
 		rr := (*roundRec)(nil)

@@ -66,7 +66,8 @@ type envelope struct {
 	Replay   bool   // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
 	Record   bool   // replay is on for this section and round: record the outcome
 	Peer     int    // replay schedule: the reader's world rank
-	Waited   int64  // kExpect: nanoseconds the round sat at the matcher waiting for the writers' epoch end
+	Waited   int64  // kExpect: nanoseconds from the round's start to the latest writer's epoch end
+	Sent     int64  // requests: wall clock (Unix ns) when the sender reached its epoch end or read round
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.

@@ -194,7 +194,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kReadReqs, Path: f.path, Session: f.session, Epoch: f.epoch, Round: round,
 			Reads: per[m], Final: final, Closing: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: have, Record: record}
+			Section: f.fc.Index, Replay: have, Record: record, Sent: start.UnixNano()}
 		if len(per[m]) > 0 || have || !closing {
 			replies++
 		}
@@ -204,11 +204,26 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		f.st.MsgsSent++
 	}
 	defer clear(f.byID)
+	// A replaying reader posts its recorded receives before any matcher
+	// answers, so that the data may flow as soon as the writers hear: each
+	// matcher that replays too confirms its share, and the shares of those
+	// that match afresh are cancelled (the fresh schedule uses new tags).
+	early := map[int][]transport.Pending{}
+	if have {
+		for from, m := range old {
+			rs, err := f.postRecvs(m.Sched)
+			early[from] = rs
+			if err != nil {
+				f.abandonEarly(early)
+				return err
+			}
+		}
+	}
 	// Post each matcher's receives as soon as its expectations arrive.
 	var recvs []transport.Pending
 	var missing []matcher.Uncovered
 	var errs []error
-	var waited time.Duration // the longest any matcher held the round for the writers
+	var waited time.Duration // how long the round waited for the writers' epoch end
 	got := 0
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("schedules for %s (epoch %d, round %d) from the writer's matchers: %d of %d arrived", f.path, f.epoch, round, got, replies)
@@ -225,27 +240,35 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			if m.Err != "" {
 				errs = append(errs, fmt.Errorf("dtf: %s: matcher: %s", f.path, m.Err))
 			}
+			pre, posted := early[m.From]
+			delete(early, m.From)
 			if m.Replay {
 				hits++
 				if m = old[m.From]; m == nil {
 					return false, fmt.Errorf("dtf: %s: a matcher replays round %d, which this reader has no record of", f.path, round)
 				}
+			} else if posted {
+				cancelAll(pre)
+				pre, posted = nil, false
 			}
 			if rec != nil {
 				rec[m.From] = &envelope{Sched: m.Sched, Missing: m.Missing, From: m.From}
 			}
 			missing = append(missing, m.Missing...)
-			for _, t := range m.Sched {
-				d, err := f.postRecv(t)
-				if err != nil {
+			if !posted {
+				var err error
+				if pre, err = f.postRecvs(m.Sched); err != nil {
+					cancelAll(pre)
 					return false, err
 				}
-				recvs = append(recvs, d)
 			}
+			f.expect(m.Sched)
+			recvs = append(recvs, pre...)
 		}
 	})
-	// The matchers wait in parallel, so the round waited as long as the
-	// longest of them; never more than the round itself took.
+	f.abandonEarly(early) // matchers that never answered
+	// Every matcher reports the same writers' epoch end, as the latest it
+	// saw; the wait is never more than the round itself took.
 	elapsed := time.Since(start)
 	f.st.MatchTime += elapsed
 	f.st.WaitTime += min(waited, elapsed)
@@ -278,21 +301,43 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	return err
 }
 
-// postRecv starts receiving one scheduled box straight into its piece's buffer.
-func (f *File) postRecv(t tagged) (transport.Pending, error) {
-	p := f.byID[t.T.ReadID]
-	if p == nil {
-		return nil, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
+// postRecvs starts receiving the scheduled boxes straight into their
+// pieces' buffers. On error it returns those it already posted.
+func (f *File) postRecvs(sched []tagged) ([]transport.Pending, error) {
+	out := make([]transport.Pending, 0, len(sched))
+	for _, t := range sched {
+		p := f.byID[t.T.ReadID]
+		if p == nil {
+			return out, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
+		}
+		esize := f.hdr.Vars[p.varid].Type.Size()
+		q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, q)
 	}
-	esize := f.hdr.Vars[p.varid].Type.Size()
-	q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// expect counts a matcher's confirmed schedule, whose receives are posted:
+// its bytes and messages, and its receives as data in flight.
+func (f *File) expect(sched []tagged) {
+	for _, t := range sched {
+		f.st.Bytes += t.T.Box.Volume() * int64(f.hdr.Vars[f.byID[t.T.ReadID].varid].Type.Size())
 	}
-	f.st.Bytes += t.T.Box.Volume() * int64(esize)
-	f.st.MsgsRecv++
-	f.e.inFlight++
-	return q, nil
+	f.st.MsgsRecv += int64(len(sched))
+	f.e.inFlight += len(sched)
+}
+
+// abandonEarly cancels recorded receives that no matcher confirmed. They
+// were never counted in flight: until a matcher confirms, no writer sends
+// them, so waiting for the answer need not poll hot.
+func (f *File) abandonEarly(early map[int][]transport.Pending) {
+	for from, rs := range early {
+		cancelAll(rs)
+		delete(early, from)
+	}
 }
 
 // waitRecvs waits for the posted receives, within the timeout. On failure it
@@ -321,11 +366,16 @@ func (f *File) waitRecvs(recvs []transport.Pending) error {
 	return err
 }
 
-// abandon cancels receives that will not be waited for.
+// abandon cancels receives in flight that will not be waited for.
 func (f *File) abandon(recvs []transport.Pending) {
+	cancelAll(recvs)
+	f.e.inFlight -= len(recvs)
+}
+
+// cancelAll cancels receives.
+func cancelAll(recvs []transport.Pending) {
 	for _, d := range recvs {
 		d.Cancel()
-		f.e.inFlight--
 	}
 }
 

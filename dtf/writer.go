@@ -203,7 +203,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
 			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO}
+			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO, Sent: start.UnixNano()}
 		if err := e.send(f.world[m], msg); err != nil {
 			return err
 		}

@@ -23,11 +23,11 @@ import (
 //     matching (or replay lookup) and the schedule replies. It also holds any
 //     wait for writers that have not reached their own wait_all yet: the
 //     schedule needs their requests (or, on replay, their agreement).
-//   - a reader's wait_ns is that last part: per round, the longest any
-//     matcher held the round, from receiving it until every writer's
-//     requests were in. It starts when the matcher receives the round, so
-//     a matcher rank outside dtf calls (polling only from its background
-//     goroutine) can add a few ms of receive delay to match_ns - wait_ns.
+//   - a reader's wait_ns is that last part: per round, from the round's
+//     start until the latest writer reached its epoch end (wall clock,
+//     exact on one node), 0 when the writers were there first. What
+//     remains of match_ns is the protocol: the message hops after both
+//     sides were ready, and the work at either end.
 //   - a reader's transfer_ns runs from the receives being posted until all
 //     of them completed: the only stretch the statistics attribute to data
 //     messages in flight. It also holds waiting for a writer that is slow to

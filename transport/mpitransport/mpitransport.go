@@ -112,6 +112,19 @@ func (t *Transport) TryRecv(tag int) (transport.Message, bool, error) {
 	return transport.Message{Source: st.Source, Tag: tag, Data: buf}, true, nil
 }
 
+// contiguous returns b's sub-block as one run of b.Buf when it is one, so
+// that it moves as plain bytes without building a datatype.
+func contiguous(b transport.Block) ([]byte, bool) {
+	if b.Validate() != nil || len(b.Shape) == 0 {
+		return nil, false
+	}
+	off, ok := transport.Contiguous(b)
+	if !ok {
+		return nil, false
+	}
+	return b.Buf[off : off+b.Bytes()], true
+}
+
 // subarray describes b's sub-block; a 0-D block is a one-element array.
 func subarray(b transport.Block) (*mpi.Datatype, error) {
 	if err := b.Validate(); err != nil {
@@ -125,6 +138,13 @@ func subarray(b transport.Block) (*mpi.Datatype, error) {
 
 // SendBlock sends b's sub-block in place with a subarray datatype.
 func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending, error) {
+	if run, ok := contiguous(b); ok {
+		q, err := mpi.Isend(t.world, run, to, tag)
+		if err != nil {
+			return nil, err
+		}
+		return &pending{req: q}, nil
+	}
 	dt, err := subarray(b)
 	if err != nil {
 		return nil, err
@@ -139,6 +159,13 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 
 // RecvBlock receives a sub-block in place with a subarray datatype.
 func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
+	if run, ok := contiguous(b); ok {
+		q, err := mpi.Irecv(t.world, run, from, tag)
+		if err != nil {
+			return nil, err
+		}
+		return &pending{req: q}, nil
+	}
 	dt, err := subarray(b)
 	if err != nil {
 		return nil, err
