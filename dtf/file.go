@@ -56,6 +56,7 @@ type File struct {
 
 	// reader
 	round     int
+	recEnd    int              // one past the last round recorded for replay in this epoch
 	recsEpoch int              // epoch+1 whose record count is known; 0 = none
 	igets     map[int]*readReq // nonblocking get id -> request, until waited
 	served    map[int]struct{} // get ids completed by Transfer, until waited

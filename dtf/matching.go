@@ -43,6 +43,11 @@ type mepoch struct {
 	record   bool
 	key      replay.Key
 	rec      *matchRec
+
+	// served are the rounds answered in this epoch; pushed are recorded
+	// rounds whose writers were told to replay before their reader asked.
+	served map[roundKey]bool
+	pushed map[roundKey]*roundRec
 }
 
 // matchRec is a matcher's replay record of an epoch: the writes, and each
@@ -55,11 +60,14 @@ type matchRec struct {
 type roundKey struct{ reader, round int }
 
 // roundRec is one matched reader round: its reads, the writers that got
-// schedules, and the largest transfer id used.
+// schedules, the largest transfer id used, and the reader's world rank and
+// schedule, so the round can be pushed to both sides before the reader asks.
 type roundRec struct {
 	reads   []matcher.Read
 	writers []int
 	maxID   int64
+	reader  int
+	sched   []tagged
 }
 
 // recordedWrites returns the writes of the given writer group ranks from a
@@ -77,7 +85,7 @@ func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
 func (mf *mfile) epoch(n int) *mepoch {
 	ep := mf.epochs[n]
 	if ep == nil {
-		ep = &mepoch{final: map[int]bool{}}
+		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, pushed: map[roundKey]*roundRec{}}
 		mf.epochs[n] = ep
 	}
 	return ep
@@ -129,7 +137,7 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		if m.Final || m.Closing {
 			ep.final[rank] = true
 		}
-		if len(m.Reads) > 0 || m.Replay || !m.Closing {
+		if len(m.Reads) > 0 || m.Replay || !m.Closing || m.Settle {
 			if ep.fromWriters == mf.nWriters && mf.writers != nil {
 				if err := e.serveRound(mf, ep, m); err != nil {
 					return err
@@ -169,7 +177,59 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 		}
 	}
 	ep.queued = nil
+	if ep.wReplay {
+		return e.push(mf, ep)
+	}
 	return nil
+}
+
+// push starts the recorded rounds that no reader has asked for yet, when
+// every writer replays: the writers send by their records at once, and the
+// reader, which posts its recorded receives before it asks, is told so.
+// A reader that asks afresh instead, or ends its epoch without the round,
+// gets the pushed transfers back to drain (serveRound). Readers that ended
+// the epoch already are skipped: they will not drain.
+func (e *engine) push(mf *mfile, ep *mepoch) error {
+	for rk, rr := range ep.rec.rounds {
+		if ep.served[rk] || ep.final[rk.reader] || mf.closed[rk.reader] {
+			continue
+		}
+		if err := e.replayRound(mf, ep.key.Epoch, rk.round, rr); err != nil {
+			return err
+		}
+		ep.pushed[rk] = rr
+		notice := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: ep.key.Epoch, Round: rk.round,
+			NumRecs: ep.numRecs, Writers: ep.writersAt, Replay: true, Pushed: true}
+		if err := e.send(rr.reader, notice); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayRound tells a recorded round's writers to send by their records.
+func (e *engine) replayRound(mf *mfile, epoch, round int, rr *roundRec) error {
+	mf.nextID = max(mf.nextID, rr.maxID+1)
+	for _, w := range rr.writers {
+		msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: epoch, Round: round, Replay: true, Peer: rr.reader}
+		if err := e.send(mf.writers[w], msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drains takes back what was pushed to a reader that asks afresh for a
+// pushed round, or, at its last round, for rounds it never asked for.
+func (ep *mepoch) drains(rk roundKey, last bool) []tagged {
+	var out []tagged
+	for k, rr := range ep.pushed {
+		if k == rk || (last && k.reader == rk.reader) {
+			out = append(out, rr.sched...)
+			delete(ep.pushed, k)
+		}
+	}
+	return out
 }
 
 // serveRound answers one reader round: by the replay record when both sides
@@ -184,7 +244,14 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		return e.send(m.From, &envelope{Kind: kRecs, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, NumRecs: ep.numRecs})
 	}
 	rk := roundKey{m.Ranks[0], m.Round}
-	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Waited: max(0, ep.writersAt-m.Sent)}
+	ep.served[rk] = true
+	if _, ok := ep.pushed[rk]; ok && m.Replay {
+		// The reader replays a pushed round: it has its notice already.
+		delete(ep.pushed, rk)
+		return nil
+	}
+	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Writers: ep.writersAt,
+		Drain: ep.drains(rk, m.Final || m.Closing)}
 	reads := m.Reads
 	if m.Replay {
 		rr := (*roundRec)(nil)
@@ -197,13 +264,9 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		}
 		if ep.wReplay {
 			// Both sides repeat the recorded round: no matching at all.
-			mf.nextID = max(mf.nextID, rr.maxID+1)
 			reply.Replay = true
-			for _, w := range rr.writers {
-				msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, Replay: true, Peer: m.From}
-				if err := e.send(mf.writers[w], msg); err != nil {
-					return err
-				}
+			if err := e.replayRound(mf, m.Epoch, m.Round, rr); err != nil {
+				return err
 			}
 			return e.send(m.From, reply)
 		}
@@ -225,7 +288,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		}
 	}
 	byWriter := map[int][]tagged{}
-	rr := &roundRec{reads: reads}
+	rr := &roundRec{reads: reads, reader: m.From}
 	for t := range s.All() {
 		id := mf.nextID*nmatch + int64(self)
 		mf.nextID++
@@ -235,6 +298,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	}
 	reply.Missing = s.Uncovered
 	reply.Record = ep.record
+	rr.sched = reply.Sched
 	for w := range mf.writers {
 		ts, any := byWriter[w]
 		// When recording, every writer hears about every round, so stale

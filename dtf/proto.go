@@ -61,13 +61,16 @@ type envelope struct {
 	Closing  bool // reader: the file is closed, no more reads at all
 	Sched    []tagged
 	Missing  []matcher.Uncovered
-	Err      string // matcher-side failure reported to the peer
-	Section  int    // [FILE] section index, for replay records
-	Replay   bool   // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
-	Record   bool   // replay is on for this section and round: record the outcome
-	Peer     int    // replay schedule: the reader's world rank
-	Waited   int64  // kExpect: nanoseconds from the round's start to the latest writer's epoch end
-	Sent     int64  // requests: wall clock (Unix ns) when the sender reached its epoch end or read round
+	Err      string   // matcher-side failure reported to the peer
+	Section  int      // [FILE] section index, for replay records
+	Replay   bool     // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
+	Record   bool     // replay is on for this section and round: record the outcome
+	Peer     int      // replay schedule: the reader's world rank
+	Sent     int64    // requests: wall clock (Unix ns) when the sender reached its epoch end or read round
+	Writers  int64    // kExpect: wall clock (Unix ns) when the latest writer reached its epoch end
+	Pushed   bool     // kExpect: the writers were told to replay the round before the reader asked
+	Settle   bool     // a reader's last round: it recorded later rounds, so it waits for drains
+	Drain    []tagged // kExpect: recorded transfers pushed to a reader that did not replay them
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.

@@ -190,12 +190,22 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			per[pc.Matcher] = append(per[pc.Matcher], matcher.Read{Rank: f.me, Var: p.varid, ID: p.id, Box: pc.Box})
 		}
 	}
+	if record {
+		f.recEnd = round + 1
+	}
+	// A reader ending its epoch before rounds it recorded may have been
+	// pushed those rounds (see engine.push): it waits for them to drain.
+	settle := false
+	if f.fc.ReplayIO && (final || closing) {
+		end, _ := e.ends.Get(f.replayKey(-1))
+		settle = end > round
+	}
 	replies, hits := 0, 0
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kReadReqs, Path: f.path, Session: f.session, Epoch: f.epoch, Round: round,
 			Reads: per[m], Final: final, Closing: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: have, Record: record, Sent: start.UnixNano()}
-		if len(per[m]) > 0 || have || !closing {
+			Section: f.fc.Index, Replay: have, Record: record, Sent: start.UnixNano(), Settle: settle}
+		if len(per[m]) > 0 || have || !closing || settle {
 			replies++
 		}
 		if err := e.send(f.peers[m], msg); err != nil {
@@ -233,10 +243,16 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			if m == nil {
 				return got == replies, nil
 			}
-			got++
 			f.st.MsgsRecv++
+			if m.Pushed && !have {
+				continue // this round asks afresh: the answer brings the drains
+			}
+			got++
+			if m.Pushed {
+				f.st.Pushed++
+			}
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
-			waited = max(waited, time.Duration(m.Waited))
+			waited = max(waited, time.Duration(m.Writers-start.UnixNano()))
 			if m.Err != "" {
 				errs = append(errs, fmt.Errorf("dtf: %s: matcher: %s", f.path, m.Err))
 			}
@@ -264,6 +280,11 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			}
 			f.expect(m.Sched)
 			recvs = append(recvs, pre...)
+			drains, err := f.postDrains(m.Drain)
+			recvs = append(recvs, drains...)
+			if err != nil {
+				return false, err
+			}
 		}
 	})
 	f.abandonEarly(early) // matchers that never answered
@@ -296,6 +317,13 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		}
 	}
 	if final || closing {
+		if f.fc.ReplayIO {
+			e.ends.Put(f.replayKey(-1), 0, f.recEnd)
+			f.recEnd = 0
+		}
+		if settle {
+			f.dropNotices(round)
+		}
 		f.endEpoch(err)
 	}
 	return err
@@ -318,6 +346,34 @@ func (f *File) postRecvs(sched []tagged) ([]transport.Pending, error) {
 		out = append(out, q)
 	}
 	return out, nil
+}
+
+// postDrains receives transfers pushed to this rank that it no longer
+// wants (see engine.push) into scratch buffers, so the writers' sends
+// complete. They count as data in flight.
+func (f *File) postDrains(drain []tagged) ([]transport.Pending, error) {
+	var out []transport.Pending
+	for _, t := range drain {
+		n := t.T.Box.Count
+		blk := transport.Block{Buf: make([]byte, t.T.Box.Volume()*int64(f.hdr.Vars[t.T.Var].Type.Size())),
+			ElemSize: f.hdr.Vars[t.T.Var].Type.Size(), Shape: n, Start: make([]int64, len(n)), Count: n}
+		q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), blk)
+		if err != nil {
+			return out, err
+		}
+		f.e.inFlight++
+		f.st.Drained++
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// dropNotices forgets the push notices of rounds after round that this
+// reader skipped: it drained them. Every notice from a matcher arrived
+// before its answer to round: the transports keep a pair's messages in order.
+func (f *File) dropNotices(round int) {
+	for f.take(kExpect, func(m *envelope) bool { return m.Pushed && m.Round > round }) != nil {
+	}
 }
 
 // expect counts a matcher's confirmed schedule, whose receives are posted:
@@ -344,25 +400,13 @@ func (f *File) abandonEarly(early map[int][]transport.Pending) {
 // cancels those still pending, so nothing writes into the buffers after the
 // call returned.
 func (f *File) waitRecvs(recvs []transport.Pending) error {
-	i := 0
 	err := f.e.waitFor(func() string {
-		return fmt.Sprintf("data of %s from the writers: %d of %d boxes arrived", f.path, i, len(recvs))
-	}, func() (bool, error) {
-		for ; i < len(recvs); i++ {
-			done, err := recvs[i].Test()
-			if err != nil {
-				return false, err
-			}
-			if !done {
-				return false, nil
-			}
-			f.e.inFlight--
-		}
-		return true, nil
-	})
+		return fmt.Sprintf("data of %s from the writers: %d boxes, not all arrived", f.path, len(recvs))
+	}, func() (bool, error) { return f.e.drive(recvs) })
 	if err != nil {
-		f.abandon(recvs[i:])
+		cancelAll(recvs) // a no-op on those complete
 	}
+	f.e.inFlight -= len(recvs)
 	return err
 }
 

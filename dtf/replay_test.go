@@ -14,9 +14,10 @@ import (
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
-// runCycles runs the cycles scenario and returns the readers' digests and
-// the per-cycle replay outcomes of the given role.
-func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra ...string) (digests []string, outcomes map[int]map[string]int) {
+// runCycles runs the cycles scenario and returns the readers' digests, the
+// per-cycle replay outcomes of each role (keyed cycle*10+session), and per
+// cycle how many readers had rounds pushed and how many drained some.
+func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra ...string) (digests []string, outcomes map[int]map[string]int, pushes map[int][2]int) {
 	t.Helper()
 	dir := t.TempDir()
 	stats := filepath.Join(dir, "stats.jsonl")
@@ -42,7 +43,7 @@ func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcomes = map[int]map[string]int{}
+	outcomes, pushes = map[int]map[string]int{}, map[int][2]int{}
 	for _, r := range recs {
 		var k int
 		fmt.Sscanf(filepath.Base(r.File), "cycle_%d.nc", &k)
@@ -51,14 +52,22 @@ func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra
 			outcomes[key] = map[string]int{}
 		}
 		outcomes[key][r.Role+":"+string(r.Replay)]++
+		p := pushes[key]
+		if r.Pushed > 0 {
+			p[0]++
+		}
+		if r.Drained > 0 {
+			p[1]++
+		}
+		pushes[key] = p
 	}
-	return digests, outcomes
+	return digests, outcomes, pushes
 }
 
 func TestReplayHitsAfterFirstCycle(t *testing.T) {
 	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1"}
-	on, stats := runCycles(t, 1, "", args, "num_matchers = 2")
-	off, _ := runCycles(t, 0, "", args, "num_matchers = 2")
+	on, stats, _ := runCycles(t, 1, "", args, "num_matchers = 2")
+	off, _, _ := runCycles(t, 0, "", args, "num_matchers = 2")
 	if len(on) != 4*3 || strings.Join(on, "\n") != strings.Join(off, "\n") {
 		t.Fatalf("replay changed the data:\non:\n%s\noff:\n%s", strings.Join(on, "\n"), strings.Join(off, "\n"))
 	}
@@ -77,7 +86,7 @@ func TestReplayHitsAfterFirstCycle(t *testing.T) {
 // Several pending gets ended by an explicit Transfer replay too: the order in
 // which the engine batches them must not change the signature.
 func TestReplayExplicitManyGets(t *testing.T) {
-	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-nvars", "5", "-explicit", "-wgrid", "2x2", "-rgrid", "3x1"})
+	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-nvars", "5", "-explicit", "-wgrid", "2x2", "-rgrid", "3x1"})
 	for k := 1; k < 4; k++ {
 		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want 4 writers and 3 readers to hit", k, got)
@@ -86,7 +95,7 @@ func TestReplayExplicitManyGets(t *testing.T) {
 }
 
 func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
-	_, stats := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
+	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
 	want := []string{"miss", "hit", "miss", "hit", "hit"}
 	for k, w := range want {
 		if got := stats[k*10]; got["reader:"+w] != 3 {
@@ -99,7 +108,7 @@ func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
 // readers still replay in that epoch, and the data stay right (the program
 // checks every value).
 func TestReplayOneReaderChanges(t *testing.T) {
-	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-split", "1", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-split", "1", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
 	for k, want := range []map[string]int{
 		{"writer:miss": 4, "reader:miss": 3},
 		{"writer:hit": 4, "reader:hit": 3},
@@ -116,7 +125,7 @@ func TestReplayOneReaderChanges(t *testing.T) {
 // writers' writes from their records and match every round afresh, so the
 // readers miss too, and the next cycle hits again.
 func TestReplayOneWriterChanges(t *testing.T) {
-	_, stats := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-wsplit", "2", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-wsplit", "2", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
 	for k, want := range []map[string]int{
 		{"writer:miss": 4, "reader:miss": 3},
 		{"writer:hit": 4, "reader:hit": 3},
@@ -130,7 +139,7 @@ func TestReplayOneWriterChanges(t *testing.T) {
 }
 
 func TestReplayWithRolesFlipping(t *testing.T) {
-	_, stats := runCycles(t, 1, "num_sessions = 2", []string{"-cycles", "3", "-flip", "-wgrid", "2x2", "-rgrid", "3x1"})
+	_, stats, _ := runCycles(t, 1, "num_sessions = 2", []string{"-cycles", "3", "-flip", "-wgrid", "2x2", "-rgrid", "3x1"})
 	// Session 1 of each cycle's file is written by the original reader.
 	for k := 1; k < 3; k++ {
 		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
@@ -139,5 +148,55 @@ func TestReplayWithRolesFlipping(t *testing.T) {
 		if got := stats[k*10+1]; got["writer:hit"] != 3 || got["reader:hit"] != 4 {
 			t.Errorf("cycle %d session 1: outcomes %v, want the 3 new writers and 4 new readers to hit", k, got)
 		}
+	}
+}
+
+// Readers late to the epoch find their rounds pushed: every writer replays,
+// so the matchers start the recorded rounds without waiting for the readers,
+// whose recorded receives take the data. It must equal a run without replay.
+func TestReplayPushedToLateReaders(t *testing.T) {
+	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1", "-rdelay", "300ms"}
+	on, stats, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
+	off, _, _ := runCycles(t, 0, "", args, "num_matchers = 2")
+	if len(on) != 4*3 || strings.Join(on, "\n") != strings.Join(off, "\n") {
+		t.Fatalf("replay changed the data:\non:\n%s\noff:\n%s", strings.Join(on, "\n"), strings.Join(off, "\n"))
+	}
+	for k := 1; k < 4; k++ {
+		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+			t.Errorf("cycle %d: outcomes %v, want every rank to hit", k, got)
+		}
+		if got := pushes[k*10]; got != [2]int{3, 0} {
+			t.Errorf("cycle %d: %d readers pushed, %d drained; want 3 and 0", k, got[0], got[1])
+		}
+	}
+}
+
+// What was pushed to a reader that no longer wants it is drained, so the
+// writers' sends complete: a late reader changing its pattern (it asks
+// afresh), and late readers ending the epoch with fewer rounds than they
+// recorded (they drain at their last round). The program checks every value.
+func TestReplayDrainsUnwantedPushes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    map[string]int
+		drained int
+	}{
+		{"reader changes", []string{"-change", "2", "-split", "1"}, map[string]int{"writer:hit": 4, "reader:hit": 2, "reader:miss": 1}, 1},
+		{"fewer rounds", []string{"-nvars", "3", "-twowaits", "2"}, map[string]int{"writer:hit": 4, "reader:miss": 3}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1", "-rdelay", "300ms"}, tc.args...)
+			_, stats, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
+			if got := stats[20]; !maps.Equal(got, tc.want) {
+				t.Errorf("cycle 2: outcomes %v, want %v", got, tc.want)
+			}
+			if got := pushes[20][1]; got != tc.drained {
+				t.Errorf("cycle 2: %d readers drained, want %d", got, tc.drained)
+			}
+			if got := stats[30]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+				t.Errorf("cycle 3: outcomes %v, want every rank to hit again", got)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@
 #ifndef COUPLET_MPI_HELPERS_H
 #define COUPLET_MPI_HELPERS_H
 #include <mpi.h>
+#include <time.h>
 
 static inline MPI_Request h_request_null(void) { return MPI_REQUEST_NULL; }
 static inline MPI_Datatype h_datatype_null(void) { return MPI_DATATYPE_NULL; }
@@ -37,5 +38,20 @@ static inline int h_status_bytes(MPI_Status *st, MPI_Count *n) {
 
 static inline int h_waitall(int n, MPI_Request *reqs, MPI_Status *sts) {
 	return MPI_Waitall(n, reqs, sts);
+}
+
+// h_testall_for calls MPI_Testall until all n requests are complete or
+// budget_ns nanoseconds have passed (one call when budget_ns <= 0), so that
+// polling MPI progress costs no cgo round trip per poll. It never yields:
+// the caller decides how to share the CPU between calls.
+static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, int *flag) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int rc = MPI_Testall(n, reqs, flag, sts);
+		if (rc != MPI_SUCCESS || *flag || budget_ns <= 0) return rc;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((long long)(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= budget_ns) return rc;
+	}
 }
 #endif

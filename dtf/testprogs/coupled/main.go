@@ -42,6 +42,8 @@ var (
 	split    = flag.Int("split", -1, "cycles: from cycle -change on, only this reader rank changes its pattern (variable 0 in two gets)")
 	wsplit   = flag.Int("wsplit", -1, "cycles: from cycle -change on, only this writer rank changes its pattern (variable 0 in two puts)")
 	wdelay   = flag.Duration("wdelay", 0, "cycles: the writers sleep this long after their puts, before ending the epoch")
+	rdelay   = flag.Duration("rdelay", 0, "cycles: the readers sleep this long after their gets, before waiting")
+	twoWaits = flag.Int("twowaits", 0, "cycles: before this cycle the readers wait for their gets in two wait_alls (variable 0, then the rest)")
 )
 
 // env is what every scenario gets.
@@ -694,7 +696,7 @@ func caseCycles(e env) error {
 		if changed {
 			grid = *rgrid2
 		}
-		if err := cycleRead(e, path, len(names), grid, k, halves && e.rank == *split); err != nil {
+		if err := cycleRead(e, path, len(names), grid, k, halves && e.rank == *split, k < *twoWaits); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
@@ -750,8 +752,9 @@ func rowHalves(st, ct []int64) [2]rowPart {
 }
 
 // cycleRead reads every variable of cycle k's file; with halves, variable 0
-// comes in two gets of half its rows each.
-func cycleRead(e env, path string, nvars int, grid string, k int, halves bool) error {
+// comes in two gets of half its rows each; with twoWaits, variable 0's gets
+// complete in a wait_all of their own before the others'.
+func cycleRead(e env, path string, nvars int, grid string, k int, halves, twoWaits bool) error {
 	f, err := pnetcdf.Open(e.comm, path, nc.NOWRITE)
 	if err != nil {
 		return err
@@ -766,12 +769,18 @@ func cycleRead(e env, path string, nvars int, grid string, k int, halves bool) e
 					return err
 				}
 			}
-			continue
-		}
-		if _, err := pnetcdf.IGetVara(f, v, st, ct, bufs[v]); err != nil {
+		} else if _, err := pnetcdf.IGetVara(f, v, st, ct, bufs[v]); err != nil {
 			return err
 		}
+		if v == 0 && twoWaits {
+			time.Sleep(*rdelay)
+			if _, err := f.WaitAll(nc.REQ_ALL, nil); err != nil {
+				return err
+			}
+		}
 	}
+	// A late reader: the writers' epoch ends first.
+	time.Sleep(*rdelay)
 	if *explicit {
 		err = dtf.Transfer(path)
 	} else {

@@ -36,6 +36,7 @@ var cases = map[string]func(w mpi.Comm, args []string){
 	"collectives": collectives,
 	"errors":      errorsCase,
 	"large":       large,
+	"drive":       drive,
 	"huge":        huge,
 }
 

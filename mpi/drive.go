@@ -1,0 +1,78 @@
+package mpi
+
+/*
+#include "helpers.h"
+*/
+import "C"
+
+import "time"
+
+// TestallFor drives MPI progress on reqs for about budget and reports
+// whether all of them completed. The polling loop (MPI_Testall until done
+// or the budget is spent) runs in C, so a poll costs no cgo round trip:
+// Open MPI moves a large message only inside MPI calls, fragment by
+// fragment, and a Go loop of Test calls pays a cgo call per fragment.
+// TestallFor never yields the CPU; the caller decides how to share it
+// between calls.
+//
+// A budget <= 0 makes one MPI_Testall call. Nil and already completed
+// requests are skipped. When all complete, each request is completed as by
+// Test (its buffer released, a receive's status kept for Wait); otherwise
+// none is changed (MPI_Testall modifies nothing until all are done). When
+// MPI reports an error, the failed requests are completed as failed, those
+// MPI reports as still pending stay active, and the first error is
+// returned; done then says whether any request is left active.
+func TestallFor(reqs []*Request, budget time.Duration) (done bool, err error) {
+	var act []*Request
+	for _, q := range reqs {
+		if q != nil && q.active {
+			act = append(act, q)
+		}
+	}
+	if len(act) == 0 {
+		return true, nil
+	}
+	// Go memory without Go pointers may be handed to C for one call.
+	cr := make([]C.MPI_Request, len(act))
+	for i, q := range act {
+		cr[i] = *q.r
+	}
+	sts := make([]C.MPI_Status, len(act))
+	var flag C.int
+	rc := C.h_testall_for(C.int(len(act)), &cr[0], &sts[0], C.longlong(budget.Nanoseconds()), &flag)
+	if rc == C.MPI_SUCCESS && flag == 0 {
+		return false, nil
+	}
+	for i, q := range act {
+		*q.r = cr[i]
+	}
+	if rc == C.MPI_SUCCESS {
+		for i, q := range act {
+			if e := q.complete(&sts[i], true); e != nil && err == nil {
+				err = e
+			}
+		}
+		return true, err
+	}
+	done = true
+	for i, q := range act {
+		e := rc
+		if rc == C.MPI_ERR_IN_STATUS {
+			e = sts[i].MPI_ERROR
+		}
+		switch {
+		case e == C.MPI_ERR_PENDING:
+			done = false // neither failed nor completed: still active
+		case e != C.MPI_SUCCESS:
+			q.complete(&sts[i], false)
+			if err == nil {
+				err = check(e)
+			}
+		default:
+			if e := q.complete(&sts[i], true); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	return done, err
+}

@@ -1,0 +1,38 @@
+package transport
+
+import "time"
+
+// Driver is implemented by a Transport that can complete a set of its
+// operations more cheaply than by testing them one at a time.
+type Driver interface {
+	// Drive completes as many of ps as possible within about budget and
+	// reports done when all are complete; a transport whose progress lives
+	// in C drives it there, without a round trip to Go per poll. ps holds
+	// operations this transport started; completed ones may appear again.
+	// An operation that fails counts as complete, and Drive returns the
+	// first such error. Drive does not yield the CPU: the caller decides
+	// how to wait between calls.
+	Drive(ps []Pending, budget time.Duration) (done bool, err error)
+}
+
+// Drive completes ps through t: with t's Driver when it has one, else by
+// testing each pending once in order, stopping at the first one not done
+// (the budget then only bounds what one pass costs anyway). It is the one
+// entry point for callers, with the semantics of Driver.Drive. Operations
+// already complete are tested again, so Test on a completed Pending must
+// report done again (those of mpitransport and ucxtransport do).
+func Drive(t Transport, ps []Pending, budget time.Duration) (done bool, err error) {
+	if d, ok := t.(Driver); ok {
+		return d.Drive(ps, budget)
+	}
+	for _, p := range ps {
+		ok, e := p.Test()
+		if e != nil && err == nil {
+			err = e
+		}
+		if !ok {
+			return false, err
+		}
+	}
+	return true, err
+}
