@@ -280,14 +280,6 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 	}
 }
 
-// drive completes data messages in the transport for up to driveBudget: for
-// MPI one C loop of MPI_Testall, with no cgo call per message and round.
-// The budget stays short so that control messages are still polled often;
-// waitFor yields the CPU every few rounds, as for any data in flight.
-func (e *engine) drive(ps []transport.Pending) (bool, error) {
-	return transport.Drive(e.tr, ps, driveBudget)
-}
-
 // Backoff bounds for waits on peers' control messages, how long to poll
 // before sleeping, how many polls go between yields of the CPU, how long one
 // round drives data messages, and the background goroutine's sleeps.
@@ -296,7 +288,7 @@ const (
 	yieldEvery  = 8
 	minSleep    = 2 * time.Microsecond
 	maxSleep    = 500 * time.Microsecond
-	driveBudget = 100 * time.Microsecond
+	driveBudget = 100 * time.Microsecond // one C loop of MPI_Testall: short, so control messages are still polled often
 	bgMinIdle   = time.Millisecond
 	bgMaxIdle   = 20 * time.Millisecond
 )

@@ -301,22 +301,25 @@ func (f *File) take(k kind, also func(*envelope) bool) *envelope {
 	})
 }
 
-// progress retires finished data messages.
-func (f *File) progress() error {
-	live := f.dataSends[:0]
-	for _, d := range f.dataSends {
-		done, err := d.Test()
-		if err != nil {
-			return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
-		}
-		if done {
-			f.e.inFlight--
-		} else {
-			live = append(live, d)
-		}
+// progress retires the data sends once all of them finished, with one
+// quick look at the transport.
+func (f *File) progress() error { return f.retireSends(0) }
+
+// retireSends drives the data sends in the transport for up to budget and
+// retires them when all are done.
+func (f *File) retireSends(budget time.Duration) error {
+	if len(f.dataSends) == 0 {
+		return nil
 	}
-	clear(f.dataSends[len(live):])
-	f.dataSends = live
+	done, err := transport.Drive(f.e.tr, f.dataSends, budget)
+	if err != nil {
+		return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
+	}
+	if done {
+		f.e.inFlight -= len(f.dataSends)
+		clear(f.dataSends)
+		f.dataSends = f.dataSends[:0]
+	}
 	return nil
 }
 

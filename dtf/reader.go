@@ -402,12 +402,13 @@ func (f *File) abandonEarly(early map[int][]transport.Pending) {
 func (f *File) waitRecvs(recvs []transport.Pending) error {
 	err := f.e.waitFor(func() string {
 		return fmt.Sprintf("data of %s from the writers: %d boxes, not all arrived", f.path, len(recvs))
-	}, func() (bool, error) { return f.e.drive(recvs) })
+	}, func() (bool, error) { return transport.Drive(f.e.tr, recvs, driveBudget) })
 	if err != nil {
-		cancelAll(recvs) // a no-op on those complete
+		f.abandon(recvs) // cancelling those complete is a no-op
+		return err
 	}
 	f.e.inFlight -= len(recvs)
-	return err
+	return nil
 }
 
 // abandon cancels receives in flight that will not be waited for.

@@ -225,15 +225,8 @@ func (f *File) endWriterEpoch(closing bool) error {
 				peerErr = fmt.Errorf("dtf: %s: %s", f.path, m.Err)
 			}
 		}
-		if len(f.dataSends) > 0 {
-			sent, err := e.drive(f.dataSends)
-			if err != nil {
-				return false, fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
-			}
-			if sent {
-				e.inFlight -= len(f.dataSends)
-				f.dataSends = f.dataSends[:0]
-			}
+		if err := f.retireSends(driveBudget); err != nil {
+			return false, err
 		}
 		return done == M && len(f.dataSends) == 0, nil
 	})

@@ -39,6 +39,16 @@ func Contiguous(b Block) (off int64, ok bool) {
 	return offset(b, b.Start), true
 }
 
+// ContiguousBytes returns b's sub-block as the run of b.Buf that holds it,
+// when it is one (see Contiguous); b must be valid.
+func ContiguousBytes(b Block) ([]byte, bool) {
+	off, ok := Contiguous(b)
+	if !ok {
+		return nil, false
+	}
+	return b.Buf[off : off+b.Bytes()], true
+}
+
 func checkCopy(b Block, n int, what string) error {
 	if err := b.Validate(); err != nil {
 		return err

@@ -112,55 +112,39 @@ func (t *Transport) TryRecv(tag int) (transport.Message, bool, error) {
 	return transport.Message{Source: st.Source, Tag: tag, Data: buf}, true, nil
 }
 
-// contiguous returns b's sub-block as one run of b.Buf when it is one, so
-// that it moves as plain bytes without building a datatype.
-func contiguous(b transport.Block) ([]byte, bool) {
-	if b.Validate() != nil || len(b.Shape) == 0 {
-		return nil, false
-	}
-	off, ok := transport.Contiguous(b)
-	if !ok {
-		return nil, false
-	}
-	return b.Buf[off : off+b.Bytes()], true
-}
-
 // subarray describes b's sub-block; a 0-D block is a one-element array.
 func subarray(b transport.Block) (*mpi.Datatype, error) {
-	if err := b.Validate(); err != nil {
-		return nil, err
-	}
 	if len(b.Shape) == 0 {
 		return mpi.NewSubarray(b.ElemSize, []int64{1}, []int64{1}, []int64{0})
 	}
 	return mpi.NewSubarray(b.ElemSize, b.Shape, b.Count, b.Start)
 }
 
-// SendBlock sends b's sub-block in place with a subarray datatype.
+// SendBlock sends b's sub-block in place: as plain bytes when it is one run
+// of b.Buf, else with a subarray datatype.
 func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending, error) {
-	if run, ok := contiguous(b); ok {
-		q, err := mpi.Isend(t.world, run, to, tag)
-		if err != nil {
-			return nil, err
-		}
-		return &pending{req: q}, nil
-	}
-	dt, err := subarray(b)
-	if err != nil {
-		return nil, err
-	}
-	q, err := mpi.IsendType(t.world, b.Buf, dt, to, tag)
-	if err != nil {
-		dt.Free()
-		return nil, err
-	}
-	return &pending{req: q, dt: dt}, nil
+	return startBlock(b,
+		func(run []byte) (*mpi.Request, error) { return mpi.Isend(t.world, run, to, tag) },
+		func(dt *mpi.Datatype) (*mpi.Request, error) { return mpi.IsendType(t.world, b.Buf, dt, to, tag) })
 }
 
-// RecvBlock receives a sub-block in place with a subarray datatype.
+// RecvBlock receives a sub-block in place, as SendBlock sends it.
 func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
-	if run, ok := contiguous(b); ok {
-		q, err := mpi.Irecv(t.world, run, from, tag)
+	return startBlock(b,
+		func(run []byte) (*mpi.Request, error) { return mpi.Irecv(t.world, run, from, tag) },
+		func(dt *mpi.Datatype) (*mpi.Request, error) { return mpi.IrecvType(t.world, b.Buf, dt, from, tag) })
+}
+
+// startBlock starts a block operation: raw on the block's bytes when they
+// are one run, which builds no datatype, else typed with a subarray type
+// that the pending operation owns. Both sides move the same byte sequence,
+// so a raw send matches a typed receive and the other way round.
+func startBlock(b transport.Block, raw func([]byte) (*mpi.Request, error), typed func(*mpi.Datatype) (*mpi.Request, error)) (transport.Pending, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if run, ok := transport.ContiguousBytes(b); ok && len(b.Shape) > 0 {
+		q, err := raw(run)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +154,7 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	if err != nil {
 		return nil, err
 	}
-	q, err := mpi.IrecvType(t.world, b.Buf, dt, from, tag)
+	q, err := typed(dt)
 	if err != nil {
 		dt.Free()
 		return nil, err

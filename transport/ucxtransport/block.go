@@ -80,8 +80,8 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 // blockBytes returns the block's bytes as one slice: b.Buf's own span when
 // contiguous (packed false), else a packed copy.
 func blockBytes(b transport.Block) (data []byte, packed bool, err error) {
-	if off, ok := transport.Contiguous(b); ok {
-		return b.Buf[off : off+b.Bytes()], false, nil
+	if run, ok := transport.ContiguousBytes(b); ok {
+		return run, false, nil
 	}
 	data = make([]byte, b.Bytes())
 	return data, true, transport.Pack(b, data)
@@ -114,8 +114,8 @@ type blockRecv struct {
 
 // target returns where the bytes land: b.Buf's span or a staging buffer.
 func (p *blockRecv) target() []byte {
-	if off, ok := transport.Contiguous(p.b); ok {
-		return p.b.Buf[off : off+p.b.Bytes()]
+	if run, ok := transport.ContiguousBytes(p.b); ok {
+		return run
 	}
 	p.staging = make([]byte, p.b.Bytes())
 	return p.staging

@@ -8,15 +8,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"time"
-	"unsafe"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs"
 	_ "github.com/couplet-hpc/couplet/kvs/etcdkv"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/internal/drivecheck"
 	"github.com/couplet-hpc/couplet/transport/ucxtransport"
 )
 
@@ -70,7 +69,7 @@ func main() {
 // shape is the exchanged array: 48*64*64 float64, 1.5 MiB.
 var shape = []int64{48, 64, 64}
 
-type box struct{ start, count []int64 }
+type box = drivecheck.Box
 
 // boxes returns two sets, each covering the array: eight slabs along the
 // slowest dimension (contiguous; the last of 1.1 MiB travels in chunks)
@@ -78,22 +77,15 @@ type box struct{ start, count []int64 }
 func boxes() [][]box {
 	var slabs, tiles []box
 	for i := range int64(7) {
-		slabs = append(slabs, box{[]int64{2 * i, 0, 0}, []int64{2, 64, 64}})
+		slabs = append(slabs, box{Start: []int64{2 * i, 0, 0}, Count: []int64{2, 64, 64}})
 	}
-	slabs = append(slabs, box{[]int64{14, 0, 0}, []int64{34, 64, 64}})
+	slabs = append(slabs, box{Start: []int64{14, 0, 0}, Count: []int64{34, 64, 64}})
 	for j := range int64(2) {
 		for k := range int64(4) {
-			tiles = append(tiles, box{[]int64{0, 32 * j, 16 * k}, []int64{48, 32, 16}})
+			tiles = append(tiles, box{Start: []int64{0, 32 * j, 16 * k}, Count: []int64{48, 32, 16}})
 		}
 	}
 	return [][]box{slabs, tiles}
-}
-
-func value(r, i int) float64 { return float64(r)*1e7 + float64(i) }
-
-func block(buf []float64, b box) transport.Block {
-	bytes := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 8*len(buf))
-	return transport.Block{Buf: bytes, ElemSize: 8, Shape: shape, Start: b.start, Count: b.count}
 }
 
 // exchange moves every box to the peer (and the first slab to this rank
@@ -101,75 +93,32 @@ func block(buf []float64, b box) transport.Block {
 // every element.
 func exchange(t *ucxtransport.Transport, budget time.Duration) {
 	peer := 1 - t.Rank()
-	n := int(shape[0] * shape[1] * shape[2])
-	src := make([]float64, n)
-	for i := range src {
-		src[i] = value(t.Rank(), i)
-	}
 	sets := boxes()
-	dsts := make([][]float64, len(sets))
-	var ps []transport.Pending
-	tag := 0
-	for s, bs := range sets {
-		dsts[s] = make([]float64, n)
-		for i := range dsts[s] {
-			dsts[s][i] = math.NaN()
-		}
-		for _, b := range bs {
-			p, err := t.RecvBlock(peer, tag, block(dsts[s], b))
-			must(err, "RecvBlock")
-			q, err := t.SendBlock(peer, tag, block(src, b))
-			must(err, "SendBlock")
-			ps = append(ps, p, q)
-			tag++
-		}
-	}
-	self := make([]float64, n)
+	x, err := drivecheck.Post(t, t.Rank(), peer, shape, sets)
+	must(err, "Post")
+	self := make([]float64, n3())
 	slab := sets[0][0]
-	p, err := t.RecvBlock(t.Rank(), tag, block(self, slab))
+	p, err := t.RecvBlock(t.Rank(), x.Tag, drivecheck.Block(self, shape, slab))
 	must(err, "RecvBlock from self")
-	q, err := t.SendBlock(t.Rank(), tag, block(src, slab))
+	q, err := t.SendBlock(t.Rank(), x.Tag, drivecheck.Block(x.Src, shape, slab))
 	must(err, "SendBlock to self")
-	ps = append(ps, p, q)
+	x.Ps = append(x.Ps, p, q)
 
-	deadline := time.Now().Add(driveDeadline)
-	calls := 0
-	for {
-		done, err := transport.Drive(t, ps, budget)
-		must(err, fmt.Sprintf("Drive (budget %v)", budget))
-		calls++
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			fatalf("budget %v: blocks not complete after %v (%d Drive calls)", budget, driveDeadline, calls)
-		}
-		if budget <= 0 {
-			time.Sleep(50 * time.Microsecond)
-		}
+	calls, err := x.Complete(t, budget, driveDeadline)
+	must(err, "Complete")
+	if err := x.Check(peer); err != nil {
+		failf("budget %v: %v", budget, err)
 	}
-	for s, dst := range dsts {
-		for i, v := range dst {
-			if want := value(peer, i); v != want {
-				failf("budget %v: set %d: element %d = %v, want %v", budget, s, i, v, want)
-				break
-			}
-		}
-	}
-	for i := range int(slab.count[0] * shape[1] * shape[2]) {
-		if self[i] != src[i] {
-			failf("budget %v: block to self: element %d = %v, want %v", budget, i, self[i], src[i])
+	for i := range int(slab.Count[0] * shape[1] * shape[2]) {
+		if self[i] != x.Src[i] {
+			failf("budget %v: block to self: element %d = %v, want %v", budget, i, self[i], x.Src[i])
 			break
 		}
 	}
-	start := time.Now()
-	if done, err := t.Drive(ps, time.Second); !done || err != nil {
-		failf("Drive on a completed set: %v, %v", done, err)
+	if err := x.CheckDoneAgain(t); err != nil {
+		failf("%v", err)
 	}
-	if el := time.Since(start); el > 500*time.Millisecond {
-		failf("Drive on a completed set took %v", el)
-	}
-	fmt.Printf("rank %d: budget %v: %d operations in %d Drive calls\n", t.Rank(), budget, len(ps), calls)
+	fmt.Printf("rank %d: budget %v: %d operations in %d Drive calls\n", t.Rank(), budget, len(x.Ps), calls)
 	must(mpi.Barrier(mpi.World()), "Barrier")
 }
 
@@ -177,7 +126,7 @@ func exchange(t *ucxtransport.Transport, budget time.Duration) {
 // not done after about its budget, and the receive can be canceled.
 func incomplete(t *ucxtransport.Transport) {
 	peer := 1 - t.Rank()
-	orphan, err := t.RecvBlock(peer, 999, block(make([]float64, n3()), box{[]int64{0, 0, 0}, []int64{1, 1, 4}}))
+	orphan, err := t.RecvBlock(peer, 999, drivecheck.Block(make([]float64, n3()), shape, box{Start: []int64{0, 0, 0}, Count: []int64{1, 1, 4}}))
 	must(err, "RecvBlock")
 	const budget = 5 * time.Millisecond
 	start := time.Now()
