@@ -311,7 +311,7 @@ func (f *File) retireSends(budget time.Duration) error {
 	if len(f.dataSends) == 0 {
 		return nil
 	}
-	done, err := transport.Drive(f.e.tr, f.dataSends, budget)
+	done, err := transport.Drive(f.e.tr, f.dataSends, budget, tagCtl)
 	if err != nil {
 		return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
 	}

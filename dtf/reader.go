@@ -402,7 +402,7 @@ func (f *File) abandonEarly(early map[int][]transport.Pending) {
 func (f *File) waitRecvs(recvs []transport.Pending) error {
 	err := f.e.waitFor(func() string {
 		return fmt.Sprintf("data of %s from the writers: %d boxes, not all arrived", f.path, len(recvs))
-	}, func() (bool, error) { return transport.Drive(f.e.tr, recvs, driveBudget) })
+	}, func() (bool, error) { return transport.Drive(f.e.tr, recvs, driveBudget, tagCtl) })
 	if err != nil {
 		f.abandon(recvs) // cancelling those complete is a no-op
 		return err

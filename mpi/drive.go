@@ -7,13 +7,22 @@ import "C"
 
 import "time"
 
+// Watch names messages whose arrival ends a TestallFor early: those with
+// Tag from any source on Comm.
+type Watch struct {
+	Comm Comm
+	Tag  int
+}
+
 // TestallFor drives MPI progress on reqs for about budget and reports
 // whether all of them completed. The polling loop (MPI_Testall until done
 // or the budget is spent) runs in C, so a poll costs no cgo round trip:
 // Open MPI moves a large message only inside MPI calls, fragment by
 // fragment, and a Go loop of Test calls pays a cgo call per fragment.
 // TestallFor never yields the CPU; the caller decides how to share it
-// between calls.
+// between calls. With a watch, it also returns, not done, as soon as a
+// watched message is waiting: a caller that serves control messages can
+// then drive data for long budgets without answering them late.
 //
 // A budget <= 0 makes one MPI_Testall call. Nil and already completed
 // requests are skipped. When all complete, each request is completed as by
@@ -22,7 +31,7 @@ import "time"
 // MPI reports an error, the failed requests are completed as failed, those
 // MPI reports as still pending stay active, and the first error is
 // returned; done then says whether any request is left active.
-func TestallFor(reqs []*Request, budget time.Duration) (done bool, err error) {
+func TestallFor(reqs []*Request, budget time.Duration, watch *Watch) (done bool, err error) {
 	var act []*Request
 	for _, q := range reqs {
 		if q != nil && q.active {
@@ -38,10 +47,17 @@ func TestallFor(reqs []*Request, budget time.Duration) (done bool, err error) {
 		cr[i] = *q.r
 	}
 	sts := make([]C.MPI_Status, len(act))
-	var flag C.int
-	rc := C.h_testall_for(C.int(len(act)), &cr[0], &sts[0], C.longlong(budget.Nanoseconds()), &flag)
+	var flag, watched C.int
+	comm, tag := World().c, C.int(-1)
+	if watch != nil {
+		comm, tag = watch.Comm.c, C.int(watch.Tag)
+	}
+	rc := C.h_testall_for(C.int(len(act)), &cr[0], &sts[0], C.longlong(budget.Nanoseconds()), comm, tag, &flag, &watched)
 	if rc == C.MPI_SUCCESS && flag == 0 {
 		return false, nil
+	}
+	if watched != 0 {
+		return false, check(rc) // the probe failed; the requests are untouched
 	}
 	for i, q := range act {
 		*q.r = cr[i]

@@ -40,16 +40,25 @@ static inline int h_waitall(int n, MPI_Request *reqs, MPI_Status *sts) {
 	return MPI_Waitall(n, reqs, sts);
 }
 
-// h_testall_for calls MPI_Testall until all n requests are complete or
-// budget_ns nanoseconds have passed (one call when budget_ns <= 0), so that
-// polling MPI progress costs no cgo round trip per poll. It never yields:
-// the caller decides how to share the CPU between calls.
-static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, int *flag) {
+// h_testall_for calls MPI_Testall until all n requests are complete,
+// budget_ns nanoseconds have passed (one call when budget_ns <= 0) or, when
+// watch_tag >= 0, a message with that tag is waiting on comm (*watched is
+// then 1, as it is when the probe fails), so that polling MPI progress
+// costs no cgo round trip per poll.
+// It never yields: the caller decides how to share the CPU between calls.
+static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, MPI_Comm comm, int watch_tag, int *flag, int *watched) {
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*watched = 0;
 	for (;;) {
 		int rc = MPI_Testall(n, reqs, flag, sts);
 		if (rc != MPI_SUCCESS || *flag || budget_ns <= 0) return rc;
+		if (watch_tag >= 0) {
+			MPI_Status st;
+			rc = MPI_Iprobe(MPI_ANY_SOURCE, watch_tag, comm, watched, &st);
+			if (rc != MPI_SUCCESS) *watched = 1;
+			if (*watched) return rc;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((long long)(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= budget_ns) return rc;
 	}

@@ -32,10 +32,11 @@ type driving struct {
 	plain
 	n      int
 	budget time.Duration
+	watch  int
 }
 
-func (d *driving) Drive(ps []Pending, budget time.Duration) (bool, error) {
-	d.n, d.budget = len(ps), budget
+func (d *driving) Drive(ps []Pending, budget time.Duration, watch int) (bool, error) {
+	d.n, d.budget, d.watch = len(ps), budget, watch
 	return false, errBoom
 }
 
@@ -67,7 +68,7 @@ func TestDriveFallback(t *testing.T) {
 				fs[i] = &fakePending{left: tc.left[i], err: tc.errs[i]}
 				ps[i] = fs[i]
 			}
-			done, err := Drive(plain{}, ps, time.Millisecond)
+			done, err := Drive(plain{}, ps, time.Millisecond, 1)
 			if done != tc.done || !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
 				t.Fatalf("Drive = %v, %v; want %v, %v", done, err, tc.done, tc.err)
 			}
@@ -87,7 +88,7 @@ func TestDriveRepeated(t *testing.T) {
 	ps := []Pending{fs[0], fs[1], fs[2]}
 	calls := 0
 	for {
-		done, err := Drive(plain{}, ps, 0)
+		done, err := Drive(plain{}, ps, 0, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,12 +109,12 @@ func TestDriveRepeated(t *testing.T) {
 func TestDriveUsesDriver(t *testing.T) {
 	d := &driving{}
 	f := &fakePending{}
-	done, err := Drive(d, []Pending{f, f}, 3*time.Millisecond)
+	done, err := Drive(d, []Pending{f, f}, 3*time.Millisecond, 7)
 	if done || err != errBoom {
 		t.Fatalf("Drive = %v, %v; want the Driver's false, boom", done, err)
 	}
-	if d.n != 2 || d.budget != 3*time.Millisecond {
-		t.Errorf("Driver saw %d pendings, budget %v", d.n, d.budget)
+	if d.n != 2 || d.budget != 3*time.Millisecond || d.watch != 7 {
+		t.Errorf("Driver saw %d pendings, budget %v, watch %d", d.n, d.budget, d.watch)
 	}
 	if f.tests != 0 {
 		t.Errorf("fallback ran too: %d Tests", f.tests)

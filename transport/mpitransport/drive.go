@@ -12,10 +12,11 @@ var _ transport.Driver = (*Transport)(nil)
 
 // Drive completes ps with mpi.TestallFor: Open MPI moves large messages
 // only inside MPI calls, and one C loop of MPI_Testall drives them for
-// about budget without a cgo round trip per poll. When all are complete
+// about budget without a cgo round trip per poll, probing for watched
+// control messages between rounds. When all are complete
 // (or one failed) their datatypes are freed. Every element of ps must be a Pending this
 // transport returned; completed ones may appear again.
-func (t *Transport) Drive(ps []transport.Pending, budget time.Duration) (bool, error) {
+func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch int) (bool, error) {
 	reqs := make([]*mpi.Request, len(ps))
 	for i, p := range ps {
 		q, ok := p.(*pending)
@@ -24,7 +25,11 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration) (bool, e
 		}
 		reqs[i] = q.req
 	}
-	done, err := mpi.TestallFor(reqs, budget)
+	var w *mpi.Watch
+	if watch >= 0 {
+		w = &mpi.Watch{Comm: t.world, Tag: watch}
+	}
+	done, err := mpi.TestallFor(reqs, budget, w)
 	if done || err != nil {
 		// MPI keeps a freed type alive while operations still use it.
 		for _, p := range ps {

@@ -13,10 +13,11 @@ var _ transport.Driver = (*Transport)(nil)
 // Drive completes ps for about budget. It tests them in order (each Test
 // progresses the worker) and, while one is not done, waits on the worker's
 // event fd (ucx.Worker.Wait) rather than spinning, so a rank whose data is
-// still on the way leaves the core to the sender. A budget <= 0 makes one
-// pass. A failed operation counts as complete; the first error is
-// returned. Operations already complete may appear again.
-func (t *Transport) Drive(ps []transport.Pending, budget time.Duration) (bool, error) {
+// still on the way leaves the core to the sender. With watch >= 0 it stops
+// early once a control message with that tag has fully arrived. A budget
+// <= 0 makes one pass. A failed operation counts as complete; the first
+// error is returned. Operations already complete may appear again.
+func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch int) (bool, error) {
 	next := 0 // ps[:next] are complete
 	var first error
 	all := func() bool {
@@ -35,9 +36,27 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration) (bool, e
 	if all() || budget <= 0 {
 		return next == len(ps), first
 	}
-	err := t.w.WaitTimeout(budget, all)
+	err := t.w.WaitTimeout(budget, func() bool { return all() || t.arrived(watch) })
 	if err != nil && !errors.Is(err, ucx.ErrTimeout) && first == nil {
 		first = err
 	}
 	return next == len(ps), first
+}
+
+// arrived reports whether a control message with tag (if >= 0) is complete
+// in the inbox, taking in those UCX has queued. A probe error is left for
+// TryRecv to report: it ends the wait all the same.
+func (t *Transport) arrived(tag int) bool {
+	if tag < 0 {
+		return false
+	}
+	if t.probe(tag) != nil {
+		return true
+	}
+	for _, m := range t.inbox[tag] {
+		if m.req == nil || m.req.Done() {
+			return true
+		}
+	}
+	return false
 }

@@ -65,7 +65,7 @@ func driveExchange(w mpi.Comm, budget time.Duration) {
 	deadline := time.Now().Add(driveDeadline)
 	calls := 0
 	for {
-		done, err := mpi.TestallFor(reqs, budget)
+		done, err := mpi.TestallFor(reqs, budget, nil)
 		must(err, "TestallFor")
 		calls++
 		if done {
@@ -106,7 +106,7 @@ func driveExchange(w mpi.Comm, budget time.Duration) {
 	}
 	// A completed set is done at once, without waiting for the budget.
 	start := time.Now()
-	if done, err := mpi.TestallFor(reqs, time.Second); !done || err != nil {
+	if done, err := mpi.TestallFor(reqs, time.Second, nil); !done || err != nil {
 		failf("TestallFor on a completed set: %v, %v", done, err)
 	}
 	if el := time.Since(start); el > 500*time.Millisecond {
@@ -128,18 +128,18 @@ func driveIncomplete(w mpi.Comm) {
 	must(mpi.Barrier(w), "Barrier")
 	const budget = 5 * time.Millisecond
 	start := time.Now()
-	done, err := mpi.TestallFor([]*mpi.Request{got, orphan}, budget)
+	done, err := mpi.TestallFor([]*mpi.Request{got, orphan}, budget, nil)
 	if el := time.Since(start); done || err != nil || el < budget {
 		failf("TestallFor with an unmatched receive: done=%v err=%v after %v, want false after >= %v", done, err, el, budget)
 	}
 	// got has arrived by now but must still be completable on its own.
-	if done, err := mpi.TestallFor([]*mpi.Request{got}, time.Second); !done || err != nil {
+	if done, err := mpi.TestallFor([]*mpi.Request{got}, time.Second, nil); !done || err != nil {
 		failf("TestallFor on the matched receive alone: %v, %v", done, err)
 	}
 	if in[0] != int64(prev) || in[1] != 5 {
 		failf("receive completed by TestallFor holds %v", in)
 	}
-	if done, err := mpi.TestallFor([]*mpi.Request{orphan}, 0); done || err != nil {
+	if done, err := mpi.TestallFor([]*mpi.Request{orphan}, 0, nil); done || err != nil {
 		failf("TestallFor budget 0 on an unmatched receive: %v, %v", done, err)
 	}
 	must(orphan.Cancel(), "Cancel")
@@ -166,7 +166,7 @@ func driveTruncated(w mpi.Comm) {
 	reqs := []*mpi.Request{bad, good, s1, s2}
 	deadline := time.Now().Add(driveDeadline)
 	for {
-		done, err := mpi.TestallFor(reqs, time.Millisecond)
+		done, err := mpi.TestallFor(reqs, time.Millisecond, nil)
 		if err != nil {
 			var me *mpi.Error
 			if !errors.As(err, &me) || !strings.Contains(me.Msg, "TRUNCATE") {

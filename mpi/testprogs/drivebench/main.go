@@ -52,7 +52,7 @@ var modes = []struct {
 	{"waitall", func(reqs []*mpi.Request) { must(mpi.Waitall(reqs)) }},
 	{"testallfor", func(reqs []*mpi.Request) {
 		for {
-			done, err := mpi.TestallFor(reqs, *budget)
+			done, err := mpi.TestallFor(reqs, *budget, nil)
 			must(err)
 			if done {
 				return

@@ -72,7 +72,7 @@ func Post(t transport.Transport, me, peer int, shape []int64, sets [][]Box) (*Ex
 func (x *Exchange) Complete(t transport.Transport, budget, deadline time.Duration) (int, error) {
 	end := time.Now().Add(deadline)
 	for calls := 1; ; calls++ {
-		done, err := transport.Drive(t, x.Ps, budget)
+		done, err := transport.Drive(t, x.Ps, budget, -1)
 		if err != nil {
 			return calls, fmt.Errorf("Drive (budget %v): %w", budget, err)
 		}
@@ -110,11 +110,63 @@ func (x *Exchange) Check(peer int) error {
 // must be done again at once.
 func (x *Exchange) CheckDoneAgain(d transport.Driver) error {
 	start := time.Now()
-	if done, err := d.Drive(x.Ps, time.Second); !done || err != nil {
+	if done, err := d.Drive(x.Ps, time.Second, -1); !done || err != nil {
 		return fmt.Errorf("Drive on a completed set: %v, %v", done, err)
 	}
 	if el := time.Since(start); el > 500*time.Millisecond {
 		return fmt.Errorf("Drive on a completed set took %v", el)
+	}
+	return nil
+}
+
+// Watched checks Drive's watch between two ranks that have just passed a
+// barrier. The peer sends a message with another tag at once and one with
+// the watched tag after a pause; this rank drives a receive nobody sends to
+// with a long budget, watching that tag. Drive must end, not done, no
+// sooner than the pause (the other tag does not end it) and long before
+// the budget, and TryRecv must then find the watched message.
+func Watched(t transport.Transport, d transport.Driver, me, peer int) error {
+	const (
+		watch, other = 41, 42
+		pause        = 100 * time.Millisecond
+		budget       = 20 * time.Second
+	)
+	if me > peer {
+		if _, err := t.Send(peer, other, []byte("other")); err != nil {
+			return err
+		}
+		time.Sleep(pause)
+		_, err := t.Send(peer, watch, []byte("watched"))
+		return err
+	}
+	orphan, err := t.RecvBlock(peer, 998, Block(make([]float64, 4), []int64{4}, Box{Start: []int64{0}, Count: []int64{4}}))
+	if err != nil {
+		return err
+	}
+	defer orphan.Cancel()
+	start := time.Now()
+	done, err := d.Drive([]transport.Pending{orphan}, budget, watch)
+	if el := time.Since(start); done || err != nil || el < pause/2 || el > budget/4 {
+		return fmt.Errorf("Drive watching tag %d: done=%v err=%v after %v; want not done after about %v", watch, done, err, el, pause)
+	}
+	for _, tag := range []int{watch, other} {
+		end := time.Now().Add(10 * time.Second)
+		for {
+			m, ok, err := t.TryRecv(tag)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if m.Source != peer {
+					return fmt.Errorf("message with tag %d from rank %d, want %d", tag, m.Source, peer)
+				}
+				break
+			}
+			if time.Now().After(end) {
+				return fmt.Errorf("no message with tag %d after Drive", tag)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	return nil
 }

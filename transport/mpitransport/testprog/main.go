@@ -45,6 +45,10 @@ func main() {
 		exchange(t, budget)
 	}
 	incomplete(t)
+	if err := drivecheck.Watched(t, t, t.Rank(), 1-t.Rank()); err != nil {
+		failf("%v", err)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
 	foreign(t)
 	must(t.Close(), "Close")
 	must(mpi.Finalize(), "Finalize")
@@ -120,15 +124,15 @@ func incomplete(t *mpitransport.Transport) {
 	must(err, "SendBlock")
 	const budget = 5 * time.Millisecond
 	start := time.Now()
-	done, err := t.Drive([]transport.Pending{r, s, orphan}, budget)
+	done, err := t.Drive([]transport.Pending{r, s, orphan}, budget, -1)
 	if el := time.Since(start); done || err != nil || el < budget {
 		failf("Drive with an unmatched receive: done=%v err=%v after %v, want false after >= %v", done, err, el, budget)
 	}
-	if done, err := t.Drive([]transport.Pending{orphan}, 0); done || err != nil {
+	if done, err := t.Drive([]transport.Pending{orphan}, 0, -1); done || err != nil {
 		failf("Drive budget 0 on an unmatched receive: %v, %v", done, err)
 	}
 	must(orphan.Cancel(), "Cancel")
-	if done, err := t.Drive([]transport.Pending{r, s}, driveDeadline); !done || err != nil {
+	if done, err := t.Drive([]transport.Pending{r, s}, driveDeadline, -1); !done || err != nil {
 		failf("Drive on the matched pair: %v, %v", done, err)
 	}
 	if got[7] != float64(peer) || got[0] != 1 {
@@ -145,7 +149,7 @@ func (other) Cancel() error       { return nil }
 
 // foreign checks that Drive refuses operations it did not start.
 func foreign(t *mpitransport.Transport) {
-	done, err := t.Drive([]transport.Pending{other{}}, time.Millisecond)
+	done, err := t.Drive([]transport.Pending{other{}}, time.Millisecond, -1)
 	if done || err == nil {
 		failf("Drive on a foreign Pending: %v, %v; want an error", done, err)
 	}

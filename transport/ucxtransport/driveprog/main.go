@@ -57,6 +57,10 @@ func main() {
 		exchange(t, budget)
 	}
 	incomplete(t)
+	if err := drivecheck.Watched(t, t, t.Rank(), 1-t.Rank()); err != nil {
+		failf("%v", err)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
 	must(t.Close(), "Close")
 	kv.Close()
 	mpi.Finalize()
@@ -130,11 +134,11 @@ func incomplete(t *ucxtransport.Transport) {
 	must(err, "RecvBlock")
 	const budget = 5 * time.Millisecond
 	start := time.Now()
-	done, err := t.Drive([]transport.Pending{orphan}, budget)
+	done, err := t.Drive([]transport.Pending{orphan}, budget, -1)
 	if el := time.Since(start); done || err != nil || el < budget || el > budget+time.Second {
 		failf("Drive on an unmatched receive: done=%v err=%v after %v, want false after about %v", done, err, el, budget)
 	}
-	if done, err := t.Drive([]transport.Pending{orphan}, 0); done || err != nil {
+	if done, err := t.Drive([]transport.Pending{orphan}, 0, -1); done || err != nil {
 		failf("Drive budget 0 on an unmatched receive: %v, %v", done, err)
 	}
 	must(orphan.Cancel(), "Cancel")
