@@ -20,10 +20,10 @@ type Driver interface {
 
 // Drive completes ps through t: with t's Driver when it has one, else by
 // testing each pending once in order, stopping at the first one not done
-// (the budget and watch then only bound what one pass costs anyway). It is the one
-// entry point for callers, with the semantics of Driver.Drive. Operations
-// already complete are tested again, so Test on a completed Pending must
-// report done again (those of mpitransport and ucxtransport do).
+// (one pass, so budget and watch do not matter). It is the one entry point
+// for callers, with the semantics of Driver.Drive. Operations already
+// complete are tested again, so Test on a completed Pending must report
+// done again (those of mpitransport and ucxtransport do).
 func Drive(t Transport, ps []Pending, budget time.Duration, watch int) (done bool, err error) {
 	if d, ok := t.(Driver); ok {
 		return d.Drive(ps, budget, watch)
