@@ -170,3 +170,42 @@ func Watched(t transport.Transport, d transport.Driver, me, peer int) error {
 	}
 	return nil
 }
+
+// Arrived checks, between two ranks that have just passed a barrier, that
+// one TryRecv finds a message that arrived while this rank made no
+// transport call: the peer sends at once and completes its send, this rank
+// sleeps and then looks once. A transport that pulls messages in only as a
+// side effect of a look that missed would leave it to the next poll, which
+// costs a waiting rank one sleep per message hop.
+func Arrived(t transport.Transport, me, peer int) error {
+	const (
+		tag   = 43
+		pause = 300 * time.Millisecond
+	)
+	if me > peer {
+		p, err := t.Send(peer, tag, []byte("arrived"))
+		if err != nil {
+			return err
+		}
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			done, err := p.Test()
+			if done || err != nil {
+				return err
+			}
+			if time.Now().After(end) {
+				return fmt.Errorf("send with tag %d not complete after 10 s", tag)
+			}
+		}
+	}
+	time.Sleep(pause)
+	m, ok, err := t.TryRecv(tag)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("one TryRecv after %v asleep did not find the message with tag %d the peer sent at once", pause, tag)
+	case string(m.Data) != "arrived" || m.Source != peer:
+		return fmt.Errorf("TryRecv(%d) = %q from rank %d, want %q from %d", tag, m.Data, m.Source, "arrived", peer)
+	}
+	return nil
+}

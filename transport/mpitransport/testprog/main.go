@@ -49,6 +49,10 @@ func main() {
 		failf("%v", err)
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
+	if err := drivecheck.Arrived(t, t.Rank(), 1-t.Rank()); err != nil {
+		failf("%v", err)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
 	foreign(t)
 	must(t.Close(), "Close")
 	must(mpi.Finalize(), "Finalize")

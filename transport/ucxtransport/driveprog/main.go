@@ -61,6 +61,10 @@ func main() {
 		failf("%v", err)
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
+	if err := drivecheck.Arrived(t, t.Rank(), 1-t.Rank()); err != nil {
+		failf("%v", err)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
 	must(t.Close(), "Close")
 	kv.Close()
 	mpi.Finalize()
