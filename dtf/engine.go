@@ -239,8 +239,10 @@ func (e *engine) background() {
 // usually that close and a sleeping rank woken on a crowded core answers
 // late (in the exchange benchmark this took the readers' schedule wait from
 // 3.5 ms to 0.6 ms). Past that, peers may be in a whole compute phase: it
-// sleeps with backoff.
+// sleeps with backoff, on a thread that asks for short time slices
+// (waitThread), so that a message wakes it promptly.
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
+	defer waitThread()()
 	active := time.Now() // when the wait began or a message last arrived
 	deadline := active.Add(e.cfg.Timeout)
 	sleep := minSleep
@@ -274,7 +276,7 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 			continue
 		}
 		e.mu.Unlock()
-		time.Sleep(sleep)
+		nap(sleep)
 		sleep = min(2*sleep, maxSleep)
 		e.mu.Lock()
 	}

@@ -89,6 +89,12 @@ func (e *engine) dispatch(m *envelope) error {
 	case kWriteReqs, kReadReqs, kRecsQuery:
 		return e.onMatcherMsg(m)
 	case kForget:
+		// A rank still in that session keeps its mail: it may hold the
+		// replies to its closing round, which can arrive in the same poll
+		// as this. Its own close clears the rest.
+		if f := e.files[m.Path]; f != nil && f.session == m.Session {
+			return nil
+		}
 		e.dropMail(m.Path, func(s int) bool { return s == m.Session })
 		return nil
 	case kSchedule:
