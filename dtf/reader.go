@@ -219,7 +219,12 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	// matcher that replays too confirms its share, and the shares of those
 	// that match afresh are cancelled (the fresh schedule uses new tags).
 	early := map[int][]transport.Pending{}
+	// Posting receives is data movement, as in any MPI exchange: its time
+	// goes to the transfer time, not to the wait for schedules.
+	var posting time.Duration
+	earlyFrom, earlyTo := start, start
 	if have {
+		earlyFrom = time.Now()
 		for from, m := range old {
 			rs, err := f.postRecvs(m.Sched)
 			early[from] = rs
@@ -228,6 +233,8 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 				return err
 			}
 		}
+		earlyTo = time.Now()
+		posting += earlyTo.Sub(earlyFrom)
 	}
 	// Post each matcher's receives as soon as its expectations arrive.
 	var recvs []transport.Pending
@@ -271,6 +278,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 				rec[m.From] = &envelope{Sched: m.Sched, Missing: m.Missing, From: m.From}
 			}
 			missing = append(missing, m.Missing...)
+			t := time.Now()
 			if !posted {
 				var err error
 				if pre, err = f.postRecvs(m.Sched); err != nil {
@@ -282,6 +290,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			recvs = append(recvs, pre...)
 			drains, err := f.postDrains(m.Drain)
 			recvs = append(recvs, drains...)
+			posting += time.Since(t)
 			if err != nil {
 				return false, err
 			}
@@ -289,11 +298,14 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	})
 	f.abandonEarly(early) // matchers that never answered
 	// Every matcher reports the same writers' epoch end, as the latest it
-	// saw; the wait is never more than the round itself took.
+	// saw; the wait is never more than the round itself took. Early posting
+	// done while the writers were not there yet was part of that wait.
 	elapsed := time.Since(start)
-	f.st.MatchTime += elapsed
-	f.st.WaitTime += min(waited, elapsed)
-	xfer := time.Now()
+	waited = min(waited, elapsed)
+	overlap := max(0, min(earlyTo.Sub(start), waited)-earlyFrom.Sub(start))
+	f.st.MatchTime += elapsed - posting
+	f.st.WaitTime += waited - overlap
+	xfer := time.Now().Add(-posting)
 	if err == nil {
 		err = f.waitRecvs(recvs)
 	} else {

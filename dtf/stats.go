@@ -36,9 +36,9 @@ type EpochStats struct {
 	Bytes    int64  `json:"bytes"`   // array data this rank sent (writer) or received (reader)
 	Requests int64  `json:"requests"`
 
-	MatchTime    time.Duration `json:"match_ns"`             // time spent matching (matchers) or waiting for schedules
+	MatchTime    time.Duration `json:"match_ns"`             // time spent matching (matchers) or waiting for schedules (readers)
 	WaitTime     time.Duration `json:"wait_ns"`              // part of match_ns spent waiting for the writers to reach the epoch end
-	TransferTime time.Duration `json:"transfer_ns"`          // time from the end of matching to the epoch's end
+	TransferTime time.Duration `json:"transfer_ns"`          // writers: the epoch end; readers: posting receives and waiting for the data
 	UserIOTime   time.Duration `json:"user_io_ns,omitempty"` // time between dtf_time_start and dtf_time_end
 	MsgsSent     int64         `json:"msgs_sent"`            // messages this rank sent, control and data
 	MsgsRecv     int64         `json:"msgs_recv"`            // messages this rank received

@@ -18,9 +18,10 @@ import (
 //
 // What the statistics can separate, per rank:
 //   - a reader's match_ns runs from the start of its read round (its
-//     wait_all) until every matcher's schedule is in hand and the receives
-//     are posted: signature, replay agreement, requests to the matchers,
-//     matching (or replay lookup) and the schedule replies. It also holds any
+//     wait_all) until every matcher's schedule is in hand: signature,
+//     replay agreement, requests to the matchers, matching (or replay
+//     lookup) and the schedule replies, less the time spent posting
+//     receives (data movement, in transfer_ns). It also holds any
 //     wait for writers that have not reached their own wait_all yet: the
 //     schedule needs their requests (or, on replay, their agreement).
 //   - a reader's wait_ns is that last part: per round, from the round's
@@ -28,10 +29,12 @@ import (
 //     exact on one node), 0 when the writers were there first. What
 //     remains of match_ns is the protocol: the message hops after both
 //     sides were ready, and the work at either end.
-//   - a reader's transfer_ns runs from the receives being posted until all
-//     of them completed: the only stretch the statistics attribute to data
-//     messages in flight. It also holds waiting for a writer that is slow to
-//     send, which they cannot tell apart from wire time.
+//   - a reader's transfer_ns is posting the receives (the MPI_Irecv calls
+//     any exchange makes; on replay, before the schedules are confirmed)
+//     and waiting until all of them completed: the only stretch the
+//     statistics attribute to data movement. It also holds waiting for a
+//     writer that is slow to send, which they cannot tell apart from wire
+//     time.
 //   - a writer's transfer_ns is its whole end of epoch: agreement,
 //     requests, serving schedules, sends and waiting for every reader to be
 //     done. Coordination and data are mixed in it, so it is only logged.
