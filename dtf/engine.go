@@ -38,8 +38,9 @@ type engine struct {
 	explicit map[int]bool
 	stores
 
-	nextFileID int // per-writer counter naming files in data tags
-	inFlight   int // data messages posted and not yet complete, over all files
+	nextFileID int       // per-writer counter naming files in data tags
+	inFlight   int       // data messages posted and not yet complete, over all files
+	polled     time.Time // when poll last ran
 	stats      *StatsWriter
 	stop       chan struct{}
 	bgDone     chan struct{}
@@ -294,6 +295,10 @@ const (
 	// loop ends as soon as a control message arrives; returning to Go every
 	// 100 us instead cost a fifth of the exchange bandwidth.
 	driveBudget = 5 * time.Millisecond
-	bgMinIdle   = time.Millisecond
-	bgMaxIdle   = 20 * time.Millisecond
+	// callPoll spaces the polls that API calls make on the way in: a loop
+	// of hundreds of puts need not progress MPI (which yields the CPU when
+	// idle on a crowded node) once per call.
+	callPoll  = time.Millisecond
+	bgMinIdle = time.Millisecond
+	bgMaxIdle = 20 * time.Millisecond
 )

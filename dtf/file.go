@@ -286,9 +286,13 @@ func (f *File) endEpoch(err error) {
 }
 
 // lock takes the engine for a data call and serves whatever messages wait,
-// so progress happens inside every couplet call. The caller unlocks.
+// at most every callPoll, so progress happens inside couplet calls. The
+// caller unlocks.
 func (f *File) lock() error {
 	f.e.mu.Lock()
+	if time.Since(f.e.polled) < callPoll {
+		return nil
+	}
 	_, err := f.e.poll()
 	return err
 }

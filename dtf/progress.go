@@ -2,6 +2,7 @@ package dtf
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/couplet-hpc/couplet/transport"
 )
@@ -44,6 +45,7 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 // messages to their handlers, parks the rest in the mailbox, and retires
 // finished sends. It never blocks and reports how many messages it handled.
 func (e *engine) poll() (int, error) {
+	e.polled = time.Now()
 	n := 0
 	for {
 		msg, ok, err := e.tr.TryRecv(tagCtl)

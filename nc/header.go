@@ -2,6 +2,7 @@ package nc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/couplet-hpc/couplet/internal/wire"
 )
@@ -103,17 +104,33 @@ func (h *Header) AttList(v int) *[]Att {
 	return &h.Vars[v].Atts
 }
 
-// Clone returns a deep copy of h.
+// Clone returns a deep copy of h. Copying field by field, rather than
+// through Encode and DecodeHeader, keeps opening a file with hundreds of
+// variables cheap: every coupled open and close clones its header.
 func (h *Header) Clone() *Header {
-	b, err := h.Encode()
-	if err != nil {
-		panic(err) // a valid header always encodes
-	}
-	c, err := DecodeHeader(b)
-	if err != nil {
-		panic(err)
+	c := &Header{Format: h.Format, Dims: slices.Clone(h.Dims), Atts: cloneAtts(h.Atts), NumRecs: h.NumRecs}
+	if h.Vars != nil {
+		c.Vars = make([]Var, len(h.Vars))
+		for i, v := range h.Vars {
+			v.Dims = slices.Clone(v.Dims)
+			v.Atts = cloneAtts(v.Atts)
+			c.Vars[i] = v
+		}
 	}
 	return c
+}
+
+// cloneAtts deep-copies an attribute list.
+func cloneAtts(as []Att) []Att {
+	if as == nil {
+		return nil
+	}
+	out := make([]Att, len(as))
+	for i, a := range as {
+		a.Data = slices.Clone(a.Data)
+		out[i] = a
+	}
+	return out
 }
 
 // Encode returns the compact msgpack form of h, for shipping to readers.

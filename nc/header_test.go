@@ -38,6 +38,21 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
+// TestHeaderCloneIsDeep checks that changing a clone, down to attribute
+// bytes, leaves the original alone.
+func TestHeaderCloneIsDeep(t *testing.T) {
+	h := sampleHeader()
+	c := h.Clone()
+	c.Dims[1].Len = 99
+	c.Vars[0].Dims[0] = 2
+	c.Vars[0].Atts[0].Data[0] = 'X'
+	c.Atts[1].Data[0] = 0xff
+	c.Vars[1].Name = "other"
+	if !reflect.DeepEqual(h, sampleHeader()) {
+		t.Fatalf("changing the clone changed the original:\n%+v", h)
+	}
+}
+
 func TestHeaderLookups(t *testing.T) {
 	h := sampleHeader()
 	if id, ok := h.VarID("mask"); !ok || id != 1 {
