@@ -240,10 +240,8 @@ func (e *engine) background() {
 // usually that close and a sleeping rank woken on a crowded core answers
 // late (in the exchange benchmark this took the readers' schedule wait from
 // 3.5 ms to 0.6 ms). Past that, peers may be in a whole compute phase: it
-// sleeps with backoff, on a thread that asks for short time slices
-// (waitThread), so that a message wakes it promptly.
+// sleeps with backoff.
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
-	defer waitThread()()
 	active := time.Now() // when the wait began or a message last arrived
 	deadline := active.Add(e.cfg.Timeout)
 	sleep := minSleep
@@ -277,7 +275,7 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 			continue
 		}
 		e.mu.Unlock()
-		nap(sleep)
+		time.Sleep(sleep)
 		sleep = min(2*sleep, maxSleep)
 		e.mu.Lock()
 	}
