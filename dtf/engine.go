@@ -235,19 +235,19 @@ func (e *engine) background() {
 // How it waits depends on what is outstanding. While data messages are in
 // flight, Open MPI advances them only inside MPI calls (fragment by fragment),
 // so it polls continuously but yields the CPU between polls, as Open MPI does
-// itself when ranks outnumber cores. It polls the same way for hotWait after
-// the wait began or a message last arrived, because a protocol reply is
-// usually that close and a sleeping rank woken on a crowded core answers
-// late (in the exchange benchmark this took the readers' schedule wait from
-// 3.5 ms to 0.6 ms). Past that, peers may be in a whole compute phase: it
-// sleeps with backoff.
+// itself when ranks outnumber cores. Otherwise it sleeps between polls, from
+// minSleep after a message arrived, doubling up to maxSleep. Not yielding
+// matters on a crowded node: the kernel's scheduler (EEVDF) pushes a yielding
+// process behind whatever computes, for a millisecond or more per yield,
+// while a process that slept runs soon after it wakes. The sleep is the
+// kernel's, because Go's timers round a short sleep of an idle process up
+// to a millisecond.
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
-	active := time.Now() // when the wait began or a message last arrived
-	deadline := active.Add(e.cfg.Timeout)
+	deadline := time.Now().Add(e.cfg.Timeout)
 	sleep := minSleep
 	spins := 0
 	for {
-		n, err := e.poll()
+		n, err := e.pollUpTo(1)
 		if err != nil {
 			return err
 		}
@@ -255,40 +255,36 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 		if err != nil || ok {
 			return err
 		}
-		now := time.Now()
-		if now.After(deadline) {
+		if time.Now().After(deadline) {
 			return fmt.Errorf("dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
 		}
 		if n > 0 {
-			active = now
+			sleep = minSleep
 		}
-		if e.inFlight > 0 || now.Sub(active) < hotWait {
+		e.mu.Unlock()
+		if e.inFlight > 0 {
 			// Progress costs a few microseconds a round and a fragment is
 			// 32 KiB: yield (and let the background goroutine in) only every
 			// few rounds, not each time.
 			if spins++; spins%yieldEvery == 0 {
-				e.mu.Unlock()
 				syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
-				e.mu.Lock()
 			}
-			sleep = minSleep
-			continue
+		} else {
+			ts := syscall.NsecToTimespec(sleep.Nanoseconds())
+			syscall.Nanosleep(&ts, nil)
+			sleep = min(2*sleep, maxSleep)
 		}
-		e.mu.Unlock()
-		time.Sleep(sleep)
-		sleep = min(2*sleep, maxSleep)
 		e.mu.Lock()
 	}
 }
 
-// Backoff bounds for waits on peers' control messages, how long to poll
-// before sleeping, how many polls go between yields of the CPU, how long one
-// round drives data messages, and the background goroutine's sleeps.
+// Backoff bounds for waits on peers' control messages, how many polls go
+// between yields of the CPU, how long one round drives data messages, and
+// the background goroutine's sleeps.
 const (
-	hotWait    = 2 * time.Millisecond
 	yieldEvery = 8
 	minSleep   = 2 * time.Microsecond
-	maxSleep   = 500 * time.Microsecond
+	maxSleep   = 200 * time.Microsecond
 	// driveBudget is one C loop of MPI_Testall. It can be long because the
 	// loop ends as soon as a control message arrives; returning to Go every
 	// 100 us instead cost a fifth of the exchange bandwidth.

@@ -44,10 +44,16 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 // poll receives every waiting control message, hands matcher and schedule
 // messages to their handlers, parks the rest in the mailbox, and retires
 // finished sends. It never blocks and reports how many messages it handled.
-func (e *engine) poll() (int, error) {
+func (e *engine) poll() (int, error) { return e.pollUpTo(-1) }
+
+// pollUpTo is poll handling at most max messages (all waiting if max < 0).
+// Having handled max, it returns at once without looking further or
+// retiring sends: an idle MPI test yields the CPU on a crowded node (see
+// waitFor), and a waiter should see the message it got before that.
+func (e *engine) pollUpTo(max int) (int, error) {
 	e.polled = time.Now()
 	n := 0
-	for {
+	for n != max {
 		msg, ok, err := e.tr.TryRecv(tagCtl)
 		if err != nil {
 			return n, err
@@ -64,6 +70,9 @@ func (e *engine) poll() (int, error) {
 		if err := e.dispatch(m); err != nil {
 			return n, err
 		}
+	}
+	if n == max {
+		return n, nil
 	}
 	live := e.sends[:0]
 	for _, s := range e.sends {

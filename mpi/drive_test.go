@@ -20,3 +20,13 @@ func TestTestallFor(t *testing.T) {
 		})
 	}
 }
+
+// TestPollNeverYields runs the poll case of the checks helper on 3 ranks,
+// more than the 2 cores CI has, so that Open MPI yields in idle calls: Poll
+// must not, Iprobe must still do so after it, and Poll must find a message
+// that arrived while its rank slept.
+func TestPollNeverYields(t *testing.T) {
+	prog := mpitest.Build(t, checks)
+	out := mpitest.Run(t, 60*time.Second, mpitest.App{NP: 3, Prog: prog, Args: []string{"poll"}})
+	checkAllOK(t, out, "poll", 3)
+}

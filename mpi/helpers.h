@@ -3,6 +3,7 @@
 #ifndef COUPLET_MPI_HELPERS_H
 #define COUPLET_MPI_HELPERS_H
 #include <mpi.h>
+#include <stdbool.h>
 #include <time.h>
 
 static inline MPI_Request h_request_null(void) { return MPI_REQUEST_NULL; }
@@ -62,5 +63,21 @@ static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((long long)(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= budget_ns) return rc;
 	}
+}
+
+// Open MPI's switch for giving the CPU away in an idle progress call (set
+// when ranks outnumber cores). Weak, so another MPI leaves it NULL.
+extern bool opal_progress_set_yield_when_idle(bool) __attribute__((weak));
+
+// h_poll is MPI_Iprobe that never yields the CPU, and looks a second time
+// after a miss: Open MPI's ob1 matches first and progresses after, so a
+// message that arrived while the caller slept is only pulled in by the miss.
+static inline int h_poll(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
+	bool prev = false;
+	if (opal_progress_set_yield_when_idle) prev = opal_progress_set_yield_when_idle(false);
+	int rc = MPI_Iprobe(source, tag, comm, flag, st);
+	if (rc == MPI_SUCCESS && !*flag) rc = MPI_Iprobe(source, tag, comm, flag, st);
+	if (opal_progress_set_yield_when_idle) opal_progress_set_yield_when_idle(prev);
+	return rc;
 }
 #endif

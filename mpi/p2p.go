@@ -59,3 +59,24 @@ func Iprobe(c Comm, source, tag int) (Status, bool, error) {
 	s, err := statusOf(&st)
 	return s, err == nil, err
 }
+
+// Poll is Iprobe for a loop that sleeps between looks. It never gives the
+// CPU away: when ranks outnumber cores Open MPI yields inside an idle
+// progress call, and on a crowded core a yielding process waits behind
+// whatever computes (a millisecond or more) with the message it came for
+// already there. And it looks twice, because Open MPI matches before it
+// progresses: a message that arrived while the caller slept is only pulled
+// in by a look that misses. Open MPI's yield setting is process-wide, so
+// calls of Poll from several threads must not overlap.
+func Poll(c Comm, source, tag int) (Status, bool, error) {
+	var st C.MPI_Status
+	var flag C.int
+	if err := check(C.h_poll(C.int(source), C.int(tag), c.c, &flag, &st)); err != nil {
+		return Status{}, false, err
+	}
+	if flag == 0 {
+		return Status{}, false, nil
+	}
+	s, err := statusOf(&st)
+	return s, err == nil, err
+}

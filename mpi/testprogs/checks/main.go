@@ -38,6 +38,7 @@ var cases = map[string]func(w mpi.Comm, args []string){
 	"large":       large,
 	"drive":       drive,
 	"huge":        huge,
+	"poll":        poll,
 }
 
 func main() {
