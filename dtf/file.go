@@ -58,6 +58,9 @@ type File struct {
 	round     int
 	recEnd    int              // one past the last round recorded for replay in this epoch
 	recsEpoch int              // epoch+1 whose record count is known; 0 = none
+	verdicts  int              // writers that replayed this epoch and said so (kVerdict)
+	vSent     int64            // the latest of their epoch ends (wall clock, Unix ns)
+	vRecs     int64            // the largest record count they reported
 	igets     map[int]*readReq // nonblocking get id -> request, until waited
 	served    map[int]struct{} // get ids completed by Transfer, until waited
 	byID      map[int64]*piece
@@ -282,6 +285,7 @@ func (f *File) endEpoch(err error) {
 		_ = f.e.stats.Write(f.st)
 	}
 	f.epoch++
+	f.verdicts, f.vSent, f.vRecs = 0, 0, 0
 	f.resetStats()
 }
 

@@ -44,10 +44,10 @@ type mepoch struct {
 	key      replay.Key
 	rec      *matchRec
 
-	// served are the rounds answered in this epoch; pushed are recorded
-	// rounds whose writers were told to replay before their reader asked.
+	// served are the rounds answered in this epoch; pushed are the recorded
+	// transfers of each round that the replaying writers sent at once.
 	served map[roundKey]bool
-	pushed map[roundKey]*roundRec
+	pushed map[roundKey][]tagged
 }
 
 // matchRec is a matcher's replay record of an epoch: the writes, and each
@@ -59,15 +59,13 @@ type matchRec struct {
 
 type roundKey struct{ reader, round int }
 
-// roundRec is one matched reader round: its reads, the writers that got
-// schedules, the largest transfer id used, and the reader's world rank and
-// schedule, so the round can be pushed to both sides before the reader asks.
+// roundRec is one matched reader round: its reads, the largest transfer id
+// used, and the reader's schedule, so the matcher knows what replaying
+// writers push.
 type roundRec struct {
-	reads   []matcher.Read
-	writers []int
-	maxID   int64
-	reader  int
-	sched   []tagged
+	reads []matcher.Read
+	maxID int64
+	sched []tagged
 }
 
 // recordedWrites returns the writes of the given writer group ranks from a
@@ -85,7 +83,7 @@ func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
 func (mf *mfile) epoch(n int) *mepoch {
 	ep := mf.epochs[n]
 	if ep == nil {
-		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, pushed: map[roundKey]*roundRec{}}
+		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, pushed: map[roundKey][]tagged{}}
 		mf.epochs[n] = ep
 	}
 	return ep
@@ -151,7 +149,8 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 }
 
 // writesComplete runs once every writer's requests for an epoch are in: it
-// restores replayed writes, then serves the rounds that were waiting.
+// restores replayed writes, notes what the replaying writers pushed, then
+// serves the rounds that were waiting.
 func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 	ep.wReplay = len(ep.replayed) == mf.nWriters
 	if ep.record {
@@ -160,11 +159,15 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 			ep.rec.rounds = maps.Clone(old.rounds)
 			ep.writes = append(ep.writes, recordedWrites(old.writes, ep.replayed)...)
 			// Rounds matched afresh must not reuse recorded transfer ids:
-			// rounds may replay their records in this epoch, and a
-			// replaying reader posts its recorded receives before it
-			// learns whether its matchers replay.
-			for _, r := range old.rounds {
+			// the replaying writers sent by their records, and a replaying
+			// reader posts its recorded receives before any answer.
+			for rk, r := range old.rounds {
 				mf.nextID = max(mf.nextID, r.maxID+1)
+				for _, t := range r.sched {
+					if slices.Contains(ep.replayed, t.T.Writer) {
+						ep.pushed[rk] = append(ep.pushed[rk], t)
+					}
+				}
 			}
 		} else if len(ep.replayed) > 0 {
 			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.tr.Rank())
@@ -177,55 +180,25 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 		}
 	}
 	ep.queued = nil
-	if ep.wReplay {
-		return e.push(mf, ep)
-	}
 	return nil
 }
 
-// push starts the recorded rounds that no reader has asked for yet, when
-// every writer replays: the writers send by their records at once, and the
-// reader, which posts its recorded receives before it asks, is told so.
-// A reader that asks afresh instead, or ends its epoch without the round,
-// gets the pushed transfers back to drain (serveRound). Readers that ended
-// the epoch already are skipped: they will not drain.
-func (e *engine) push(mf *mfile, ep *mepoch) error {
-	for rk, rr := range ep.rec.rounds {
-		if ep.served[rk] || ep.final[rk.reader] || mf.closed[rk.reader] {
-			continue
-		}
-		if err := e.replayRound(mf, ep.key.Epoch, rk.round, rr); err != nil {
-			return err
-		}
-		ep.pushed[rk] = rr
-		notice := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: ep.key.Epoch, Round: rk.round,
-			NumRecs: ep.numRecs, Writers: ep.writersAt, Replay: true, Pushed: true}
-		if err := e.send(rr.reader, notice); err != nil {
-			return err
-		}
+// pushers returns the world ranks of the writers that replayed.
+func (mf *mfile) pushers(ep *mepoch) []int {
+	out := make([]int, len(ep.replayed))
+	for i, w := range ep.replayed {
+		out[i] = mf.writers[w]
 	}
-	return nil
-}
-
-// replayRound tells a recorded round's writers to send by their records.
-func (e *engine) replayRound(mf *mfile, epoch, round int, rr *roundRec) error {
-	mf.nextID = max(mf.nextID, rr.maxID+1)
-	for _, w := range rr.writers {
-		msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: epoch, Round: round, Replay: true, Peer: rr.reader}
-		if err := e.send(mf.writers[w], msg); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out
 }
 
 // drains takes back what was pushed to a reader that asks afresh for a
 // pushed round, or, at its last round, for rounds it never asked for.
 func (ep *mepoch) drains(rk roundKey, last bool) []tagged {
 	var out []tagged
-	for k, rr := range ep.pushed {
+	for k, ts := range ep.pushed {
 		if k == rk || (last && k.reader == rk.reader) {
-			out = append(out, rr.sched...)
+			out = append(out, ts...)
 			delete(ep.pushed, k)
 		}
 	}
@@ -245,13 +218,8 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	}
 	rk := roundKey{m.Ranks[0], m.Round}
 	ep.served[rk] = true
-	if _, ok := ep.pushed[rk]; ok && m.Replay {
-		// The reader replays a pushed round: it has its notice already.
-		delete(ep.pushed, rk)
-		return nil
-	}
-	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Writers: ep.writersAt,
-		Drain: ep.drains(rk, m.Final || m.Closing)}
+	last := m.Final || m.Closing
+	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Writers: ep.writersAt}
 	reads := m.Reads
 	if m.Replay {
 		rr := (*roundRec)(nil)
@@ -262,16 +230,23 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 			reply.Err = fmt.Sprintf("reader rank %d replays round %d, which matcher rank %d has no record of", rk.reader, rk.round, e.tr.Rank())
 			return e.send(m.From, reply)
 		}
+		// The reader's recorded receives take what the replaying writers
+		// pushed for this round.
+		delete(ep.pushed, rk)
 		if ep.wReplay {
-			// Both sides repeat the recorded round: no matching at all.
-			reply.Replay = true
-			if err := e.replayRound(mf, m.Epoch, m.Round, rr); err != nil {
-				return err
+			// Both sides repeat the recorded round: no matching at all. The
+			// reader knows from the writers' verdicts, unless it settles.
+			if !m.Settle {
+				return nil
 			}
+			reply.Replay = true
+			reply.Drain = ep.drains(rk, last)
 			return e.send(m.From, reply)
 		}
 		reads = rr.reads
+		reply.Pushers = mf.pushers(ep)
 	}
+	reply.Drain = ep.drains(rk, last)
 	start := time.Now()
 	s, err := matcher.Match(ep.writes, reads)
 	ep.matchTime += time.Since(start)
@@ -288,7 +263,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		}
 	}
 	byWriter := map[int][]tagged{}
-	rr := &roundRec{reads: reads, reader: m.From}
+	rr := &roundRec{reads: reads}
 	for t := range s.All() {
 		id := mf.nextID*nmatch + int64(self)
 		mf.nextID++
@@ -305,9 +280,6 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		// records of rounds that no longer involve it are replaced.
 		if !any && !ep.record {
 			continue
-		}
-		if any {
-			rr.writers = append(rr.writers, w)
 		}
 		msg := &envelope{Kind: kSchedule, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, Sched: ts, Peer: m.From, Record: ep.record}
 		if err := e.send(mf.writers[w], msg); err != nil {

@@ -22,12 +22,13 @@ const (
 	kRecsQuery                 // reader -> matcher 0: the record count once the writers' epoch is complete
 	kRecs                      // matcher 0 -> reader: the record count
 	kForget                    // writer root -> peer component: the session ended, drop its header if never taken
+	kVerdict                   // replaying writer -> readers of its record: it matched its record and sent by it
 	kindEnd
 )
 
 var kindNames = [...]string{kHeader: "HEADER", kWriteReqs: "WRITE_REQS", kReadReqs: "READ_REQS", kSchedule: "SCHEDULE",
 	kExpect: "EXPECT", kEpochDone: "EPOCH_DONE", kClosed: "FILE_CLOSED",
-	kRecsQuery: "RECS_QUERY", kRecs: "RECS", kForget: "FORGET"}
+	kRecsQuery: "RECS_QUERY", kRecs: "RECS", kForget: "FORGET", kVerdict: "VERDICT"}
 
 func (k kind) String() string {
 	if k > 0 && k < kindEnd {
@@ -66,11 +67,11 @@ type envelope struct {
 	Replay   bool     // requests: the sender matches its replay record (and omits its requests); replies: serve by the record
 	Record   bool     // replay is on for this section and round: record the outcome
 	Peer     int      // replay schedule: the reader's world rank
-	Sent     int64    // requests: wall clock (Unix ns) when the sender reached its epoch end or read round
+	Sent     int64    // requests, kVerdict: wall clock (Unix ns) when the sender reached its epoch end or read round
 	Writers  int64    // kExpect: wall clock (Unix ns) when the latest writer reached its epoch end
-	Pushed   bool     // kExpect: the writers were told to replay the round before the reader asked
 	Settle   bool     // a reader's last round: it recorded later rounds, so it waits for drains
 	Drain    []tagged // kExpect: recorded transfers pushed to a reader that did not replay them
+	Pushers  []int    // kExpect of a fresh match: world ranks of the writers that pushed their records
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.

@@ -145,9 +145,10 @@ func (f *File) pendingGets() []*readReq {
 // readRound sends the reads of reqs to the matchers, waits for what each
 // matcher scheduled, receives the boxes straight into the buffers, and then
 // converts or fills. final ends the reader's epoch; closing ends its session.
-// Collective rounds take part in replay: when every reader matches its record
-// the reads are not sent, and matchers whose writers also match answer from
-// the record without matching.
+// Collective rounds take part in replay: a reader that matches its record
+// omits its reads and posts its recorded receives at once. When every writer
+// replayed too, their verdicts (kVerdict) say so and the matchers stay
+// silent; otherwise the matchers match the recorded reads afresh.
 func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error {
 	e := f.e
 	start := time.Now()
@@ -194,7 +195,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		f.recEnd = round + 1
 	}
 	// A reader ending its epoch before rounds it recorded may have been
-	// pushed those rounds (see engine.push): it waits for them to drain.
+	// pushed those rounds (see File.pushRecord): it waits for them to drain.
 	settle := false
 	if f.fc.ReplayIO && (final || closing) {
 		end, _ := e.ends.Get(f.replayKey(-1))
@@ -236,28 +237,63 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		earlyTo = time.Now()
 		posting += earlyTo.Sub(earlyFrom)
 	}
-	// Post each matcher's receives as soon as its expectations arrive.
-	var recvs []transport.Pending
+	// Post each matcher's receives as soon as its expectations arrive. A
+	// round matched afresh although this reader replayed keeps the recorded
+	// receives of what the replaying writers pushed (stale): they complete
+	// before the fresh schedules (held in fresh) post into the same buffers.
+	var recvs, stale []transport.Pending
+	var fresh []*envelope
 	var missing []matcher.Uncovered
 	var errs []error
 	var waited time.Duration // how long the round waited for the writers' epoch end
 	got := 0
+	// accept posts the receives of one matcher's schedule (pre when already
+	// posted) and those of its drains.
+	accept := func(m *envelope, pre []transport.Pending, drain []tagged) error {
+		if rec != nil {
+			rec[m.From] = &envelope{Sched: m.Sched, Missing: m.Missing, From: m.From}
+		}
+		missing = append(missing, m.Missing...)
+		t := time.Now()
+		defer func() { posting += time.Since(t) }()
+		if pre == nil {
+			var err error
+			if pre, err = f.postRecvs(m.Sched); err != nil {
+				cancelAll(pre)
+				return err
+			}
+		}
+		f.expect(m.Sched)
+		recvs = append(recvs, pre...)
+		drains, err := f.postDrains(drain)
+		recvs = append(recvs, drains...)
+		return err
+	}
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("schedules for %s (epoch %d, round %d) from the writer's matchers: %d of %d arrived", f.path, f.epoch, round, got, replies)
 	}, func() (bool, error) {
+		if have && !settle && got == 0 && f.verdictsIn() {
+			// Every writer replayed and pushed: the matchers stay silent.
+			for from, m := range old {
+				pre := early[from]
+				delete(early, from)
+				if err := accept(m, pre, nil); err != nil {
+					return false, err
+				}
+			}
+			got, hits = replies, replies
+			f.st.Pushed++
+			f.hdr.NumRecs = max(f.hdr.NumRecs, f.vRecs)
+			waited = max(0, time.Duration(f.vSent-start.UnixNano()))
+			return true, nil
+		}
 		for {
 			m := f.take(kExpect, func(m *envelope) bool { return m.Round == round })
 			if m == nil {
-				return got == replies, nil
+				break
 			}
 			f.st.MsgsRecv++
-			if m.Pushed && !have {
-				continue // this round asks afresh: the answer brings the drains
-			}
 			got++
-			if m.Pushed {
-				f.st.Pushed++
-			}
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
 			waited = max(waited, time.Duration(m.Writers-start.UnixNano()))
 			if m.Err != "" {
@@ -265,37 +301,47 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			}
 			pre, posted := early[m.From]
 			delete(early, m.From)
-			if m.Replay {
+			drain := m.Drain
+			switch {
+			case m.Replay:
 				hits++
 				if m = old[m.From]; m == nil {
 					return false, fmt.Errorf("dtf: %s: a matcher replays round %d, which this reader has no record of", f.path, round)
 				}
-			} else if posted {
-				cancelAll(pre)
-				pre, posted = nil, false
+			case posted:
+				kept := keepPushed(pre, old[m.From].Sched, m.Pushers)
+				stale = append(stale, kept...)
+				e.inFlight += len(kept)
+				pre = nil
 			}
-			if rec != nil {
-				rec[m.From] = &envelope{Sched: m.Sched, Missing: m.Missing, From: m.From}
+			if len(stale) > 0 {
+				m.Drain = drain
+				fresh = append(fresh, m)
+				continue
 			}
-			missing = append(missing, m.Missing...)
-			t := time.Now()
-			if !posted {
-				var err error
-				if pre, err = f.postRecvs(m.Sched); err != nil {
-					cancelAll(pre)
-					return false, err
-				}
-			}
-			f.expect(m.Sched)
-			recvs = append(recvs, pre...)
-			drains, err := f.postDrains(m.Drain)
-			recvs = append(recvs, drains...)
-			posting += time.Since(t)
-			if err != nil {
+			if err := accept(m, pre, drain); err != nil {
 				return false, err
 			}
 		}
+		if len(stale) > 0 {
+			done, err := transport.Drive(e.tr, stale, 0, tagCtl)
+			if err != nil || !done {
+				return false, err
+			}
+			e.inFlight -= len(stale)
+			stale = nil
+			for _, m := range fresh {
+				if err := accept(m, nil, m.Drain); err != nil {
+					return false, err
+				}
+			}
+			fresh = nil
+		}
+		return got == replies && len(fresh) == 0, nil
 	})
+	if len(stale) > 0 {
+		f.abandon(stale)
+	}
 	f.abandonEarly(early) // matchers that never answered
 	// Every matcher reports the same writers' epoch end, as the latest it
 	// saw; the wait is never more than the round itself took. Early posting
@@ -333,9 +379,6 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			e.ends.Put(f.replayKey(-1), 0, f.recEnd)
 			f.recEnd = 0
 		}
-		if settle {
-			f.dropNotices(round)
-		}
 		f.endEpoch(err)
 	}
 	return err
@@ -361,7 +404,7 @@ func (f *File) postRecvs(sched []tagged) ([]transport.Pending, error) {
 }
 
 // postDrains receives transfers pushed to this rank that it no longer
-// wants (see engine.push) into scratch buffers, so the writers' sends
+// wants (see File.pushRecord) into scratch buffers, so the writers' sends
 // complete. They count as data in flight.
 func (f *File) postDrains(drain []tagged) ([]transport.Pending, error) {
 	var out []transport.Pending
@@ -380,12 +423,38 @@ func (f *File) postDrains(drain []tagged) ([]transport.Pending, error) {
 	return out, nil
 }
 
-// dropNotices forgets the push notices of rounds after round that this
-// reader skipped: it drained them. Every notice from a matcher arrived
-// before its answer to round: the transports keep a pair's messages in order.
-func (f *File) dropNotices(round int) {
-	for f.take(kExpect, func(m *envelope) bool { return m.Pushed && m.Round > round }) != nil {
+// keepPushed sorts a matcher's recorded receives (pre, posted for sched)
+// when the round is matched afresh: those from writers that pushed their
+// records will take that data and are returned; the others are cancelled.
+func keepPushed(pre []transport.Pending, sched []tagged, pushers []int) []transport.Pending {
+	var kept []transport.Pending
+	for i, q := range pre {
+		if slices.Contains(pushers, sched[i].Peer) {
+			kept = append(kept, q)
+		} else {
+			q.Cancel()
+		}
 	}
+	return kept
+}
+
+// verdictsIn takes the writers' verdicts of this epoch and reports whether
+// every writer's is in: each replayed and pushed by its record.
+func (f *File) verdictsIn() bool {
+	for {
+		m := f.take(kVerdict, func(m *envelope) bool { return m.Epoch <= f.epoch })
+		if m == nil {
+			break
+		}
+		f.st.MsgsRecv++
+		if m.Epoch < f.epoch {
+			continue // an epoch this reader ended without them
+		}
+		f.verdicts++
+		f.vSent = max(f.vSent, m.Sent)
+		f.vRecs = max(f.vRecs, m.NumRecs)
+	}
+	return f.verdicts == len(f.peers)
 }
 
 // expect counts a matcher's confirmed schedule, whose receives are posted:

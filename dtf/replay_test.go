@@ -151,9 +151,9 @@ func TestReplayWithRolesFlipping(t *testing.T) {
 	}
 }
 
-// Readers late to the epoch find their rounds pushed: every writer replays,
-// so the matchers start the recorded rounds without waiting for the readers,
-// whose recorded receives take the data. It must equal a run without replay.
+// Readers late to the epoch find their rounds pushed: every writer replays
+// and sends by its record at once, and the readers' recorded receives take
+// the data on the writers' verdicts alone. It must equal a run without replay.
 func TestReplayPushedToLateReaders(t *testing.T) {
 	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1", "-rdelay", "300ms"}
 	on, stats, pushes := runCycles(t, 1, "", args, "num_matchers = 2")

@@ -43,7 +43,7 @@ type EpochStats struct {
 	MsgsSent     int64         `json:"msgs_sent"`            // messages this rank sent, control and data
 	MsgsRecv     int64         `json:"msgs_recv"`            // messages this rank received
 	Replay       ReplayOutcome `json:"replay"`               // replay outcome
-	Pushed       int           `json:"pushed,omitempty"`     // reader: replayed shares the writers sent before this rank asked
+	Pushed       int           `json:"pushed,omitempty"`     // reader: rounds taken as every writer pushed them by its record, without the matchers
 	Drained      int           `json:"drained,omitempty"`    // reader: pushed transfers it received only to discard
 	Start        time.Time     `json:"start"`                // epoch start on this rank
 	End          time.Time     `json:"end"`                  // epoch end on this rank

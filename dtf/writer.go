@@ -209,6 +209,11 @@ func (f *File) endWriterEpoch(closing bool) error {
 		}
 		f.st.MsgsSent++
 	}
+	if hit {
+		if err := f.pushRecord(start); err != nil {
+			return err
+		}
+	}
 	done := 0
 	var peerErr error
 	err := e.waitFor(func() string {
@@ -250,21 +255,47 @@ func (f *File) endWriterEpoch(closing bool) error {
 	return err
 }
 
-// onSchedule starts the sends a matcher scheduled, straight from the write
-// buffers with subarray datatypes.
+// pushRecord sends by this writer's record at once, every recorded round,
+// and tells each reader of the record that it did: a reader that replays too
+// and hears this from every writer needs no word from the matchers. Any
+// reader round that does not replay is matched afresh, and the matchers
+// have the reader drain what was pushed to it.
+func (f *File) pushRecord(start time.Time) error {
+	// The verdicts go first: posting the sends is data movement, which the
+	// readers wait for as such.
+	readers := map[int]bool{}
+	for sk := range f.wrec {
+		if readers[sk.reader] {
+			continue
+		}
+		readers[sk.reader] = true
+		msg := &envelope{Kind: kVerdict, Path: f.path, Session: f.session, Epoch: f.epoch, NumRecs: f.hdr.NumRecs, Sent: start.UnixNano()}
+		if err := f.e.send(sk.reader, msg); err != nil {
+			return err
+		}
+		f.st.MsgsSent++
+	}
+	for _, sched := range f.wrec {
+		if err := f.sendSched(sched); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onSchedule starts the sends a matcher scheduled, recording them when the
+// matcher records the round.
 func (f *File) onSchedule(m *envelope) error {
 	f.st.MsgsRecv++
-	sk := schedKey{m.From, m.Peer, m.Round}
-	sched := m.Sched
-	switch {
-	case m.Replay:
-		var ok bool
-		if sched, ok = f.wrec[sk]; !ok {
-			return fmt.Errorf("dtf: %s: matcher world rank %d replays round %d of reader world rank %d, which this writer has no record of", f.path, m.From, m.Round, m.Peer)
-		}
-	case m.Record && f.wrec != nil:
-		f.wrec[sk] = sched
+	if m.Record && f.wrec != nil {
+		f.wrec[schedKey{m.From, m.Peer, m.Round}] = m.Sched
 	}
+	return f.sendSched(m.Sched)
+}
+
+// sendSched starts sends straight from the write buffers with subarray
+// datatypes.
+func (f *File) sendSched(sched []tagged) error {
 	for _, t := range sched {
 		p := f.bySeq[t.T.Seq]
 		if p == nil {
