@@ -113,10 +113,10 @@ func cycleSums(eps map[benchKey]epochTimes, c int) epochTimes {
 
 // benchSize is the ensemble of BenchmarkReplay: 400 variables of 4x4x4 blocks,
 // so that the requests to exchange and match (ranks x variables) weigh
-// against the bytes to move. LETKF_BENCH="nvars imax jmax kmax cycles"
-// overrides it.
+// against the bytes to move, over 30 cycles, so that the medians hold still
+// on a crowded node. LETKF_BENCH="nvars imax jmax kmax cycles" overrides it.
 func benchSize(b *testing.B) (nvars, imax, jmax, kmax, cycles int) {
-	nvars, imax, jmax, kmax, cycles = 400, 4, 4, 4, 10
+	nvars, imax, jmax, kmax, cycles = 400, 4, 4, 4, 30
 	if s := os.Getenv("LETKF_BENCH"); s != "" {
 		if _, err := fmt.Sscan(s, &nvars, &imax, &jmax, &kmax, &cycles); err != nil {
 			b.Fatalf("LETKF_BENCH=%q: want \"nvars imax jmax kmax cycles\": %v", s, err)
