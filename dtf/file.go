@@ -52,7 +52,8 @@ type File struct {
 	bputSize  int64
 	dataSends []transport.Pending
 	nextReq   int
-	wrec      writerRec // the record being built or replayed this epoch
+	wrec      writerRec    // the record being built or replayed this epoch
+	gone      map[int]bool // world ranks of readers that closed this session (kEpochDone)
 
 	// reader
 	round     int
@@ -160,7 +161,7 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	}
 	h := e.history(path)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
-		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
+		bySeq: map[int64]*piece{}, gone: map[int]bool{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}}
 	world := make([]int64, comm.Size())
 	if err := mpi.Allgather(comm, []int64{int64(e.tr.Rank())}, world); err != nil {

@@ -20,6 +20,7 @@ type mfile struct {
 	writers  []int // world rank of each writer group rank, learnt from their requests
 	nReaders int
 	closed   map[int]bool // reader group ranks that closed the file
+	gone     []int        // and their world ranks
 	epochs   map[int]*mepoch
 	nextID   int64
 }
@@ -130,6 +131,9 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 	case kReadReqs:
 		mf.nReaders = size
 		if m.Closing {
+			if !mf.closed[rank] {
+				mf.gone = append(mf.gone, m.From)
+			}
 			mf.closed[rank] = true
 		}
 		if m.Final || m.Closing {
@@ -310,7 +314,7 @@ func (e *engine) finishEpochs(mf *mfile) error {
 			continue
 		}
 		for _, w := range mf.writers {
-			if err := e.send(w, &envelope{Kind: kEpochDone, Path: mf.key.Path, Session: mf.key.Session, Epoch: n}); err != nil {
+			if err := e.send(w, &envelope{Kind: kEpochDone, Path: mf.key.Path, Session: mf.key.Session, Epoch: n, Closed: mf.gone}); err != nil {
 				return err
 			}
 		}

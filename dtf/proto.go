@@ -72,6 +72,7 @@ type envelope struct {
 	Settle   bool     // a reader's last round: it recorded later rounds, so it waits for drains
 	Drain    []tagged // kExpect: recorded transfers pushed to a reader that did not replay them
 	Pushers  []int    // kExpect of a fresh match: world ranks of the writers that pushed their records
+	Closed   []int    // kEpochDone: world ranks of the readers that closed the session
 }
 
 // tagged is a scheduled transfer with the data tag both sides use for it.

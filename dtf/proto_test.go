@@ -15,7 +15,7 @@ func sampleEnvelopes() []*envelope {
 		{Kind: kReadReqs, Path: "a.nc", Round: 3, Reads: []matcher.Read{{Rank: 0, Var: 2, ID: 7, Box: box}}, Final: true, Ranks: []int{0, 2}, Settle: true, Sent: 12},
 		{Kind: kExpect, Path: "a.nc", Sched: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, ID: 11, Peer: 4}},
 			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}, Writers: 300e6, Pushers: []int{4, 6}, Drain: []tagged{{T: matcher.Transfer{Writer: 1, Reader: 2, Var: 3, ReadID: 4, Seq: 5, Box: box}, ID: 9, Peer: 6}}},
-		{Kind: kEpochDone, Path: "a.nc", Epoch: 1, Err: "boom"},
+		{Kind: kEpochDone, Path: "a.nc", Epoch: 1, Err: "boom", Closed: []int{3}},
 		{Kind: kVerdict, Path: "a.nc", Session: 1, Epoch: 3, NumRecs: 2, Sent: 14},
 	}
 }

@@ -200,3 +200,17 @@ func TestReplayDrainsUnwantedPushes(t *testing.T) {
 		})
 	}
 }
+
+// Readers that close the file epochs earlier than in the recorded cycle are
+// not pushed the later epochs' data, which nothing would drain: the writers
+// learn from the matchers that they closed. The blocks are large enough that
+// an undrained send would never complete, so the writers would time out.
+func TestReplayReadersCloseEarly(t *testing.T) {
+	args := []string{"-cycles", "4", "-explicit", "-epochs", "3", "-closeearly", "2", "-ny", "64", "-nx", "64", "-wgrid", "2x2", "-rgrid", "3x1"}
+	_, stats, _ := runCycles(t, 1, "", args)
+	for k := 1; k < 4; k++ {
+		if got := stats[k*10]; got["writer:miss"] != 0 || got["writer:hit"] == 0 {
+			t.Errorf("cycle %d: outcomes %v, want every writer epoch to hit", k, got)
+		}
+	}
+}

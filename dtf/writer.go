@@ -226,6 +226,9 @@ func (f *File) endWriterEpoch(closing bool) error {
 			}
 			f.st.MsgsRecv++
 			done++
+			for _, r := range m.Closed {
+				f.gone[r] = true
+			}
 			if m.Err != "" && peerErr == nil {
 				peerErr = fmt.Errorf("dtf: %s: %s", f.path, m.Err)
 			}
@@ -265,7 +268,7 @@ func (f *File) pushRecord(start time.Time) error {
 	// readers wait for as such.
 	readers := map[int]bool{}
 	for sk := range f.wrec {
-		if readers[sk.reader] {
+		if readers[sk.reader] || f.gone[sk.reader] {
 			continue
 		}
 		readers[sk.reader] = true
@@ -275,7 +278,10 @@ func (f *File) pushRecord(start time.Time) error {
 		}
 		f.st.MsgsSent++
 	}
-	for _, sched := range f.wrec {
+	for sk, sched := range f.wrec {
+		if f.gone[sk.reader] {
+			continue // it closed the session in an earlier epoch: nothing would drain these
+		}
 		if err := f.sendSched(sched); err != nil {
 			return err
 		}

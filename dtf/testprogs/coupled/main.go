@@ -44,6 +44,8 @@ var (
 	wdelay   = flag.Duration("wdelay", 0, "cycles: the writers sleep this long after their puts, before ending the epoch")
 	rdelay   = flag.Duration("rdelay", 0, "cycles: the readers sleep this long after their gets, before waiting")
 	twoWaits = flag.Int("twowaits", 0, "cycles: before this cycle the readers wait for their gets in two wait_alls (variable 0, then the rest)")
+	epochs   = flag.Int("epochs", 1, "cycles with -explicit: epochs per file (each writes and reads every variable again)")
+	closeAt  = flag.Int("closeearly", -1, "cycles with -epochs: from this cycle on the readers close the file after the first epoch")
 )
 
 // env is what every scenario gets.
@@ -731,6 +733,16 @@ func cycleWrite(e env, path string, names []string, grid string, k int, halves b
 		if err := dtf.Transfer(path); err != nil {
 			return err
 		}
+		for ep := 1; ep < *epochs; ep++ {
+			for v := range names {
+				if err := pnetcdf.PutVaraAll(f, v, st, ct, fillBlock[float64](v+k+100*ep, st, ct, *nx)); err != nil {
+					return err
+				}
+			}
+			if err := dtf.Transfer(path); err != nil {
+				return err
+			}
+		}
 	}
 	return f.Close()
 }
@@ -795,6 +807,9 @@ func cycleRead(e env, path string, nvars int, grid string, k int, halves, twoWai
 		}
 		digest(e, fmt.Sprintf("cycle%d.var%d", k, v), nc.Bytes(bufs[v]))
 	}
+	if err := laterEpochs(f, path, bufs, st, ct, k); err != nil {
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
@@ -810,6 +825,30 @@ func cycleRead(e env, path string, nvars int, grid string, k int, halves, twoWai
 		return err
 	}
 	return f.Close()
+}
+
+// laterEpochs reads every variable again in each further epoch of -epochs,
+// unless the readers close early (-closeearly) from this cycle on.
+func laterEpochs(f *pnetcdf.File, path string, bufs [][]float64, st, ct []int64, k int) error {
+	if *closeAt >= 0 && k >= *closeAt {
+		return nil
+	}
+	for ep := 1; ep < *epochs; ep++ {
+		for v := range bufs {
+			if _, err := pnetcdf.IGetVara(f, v, st, ct, bufs[v]); err != nil {
+				return err
+			}
+		}
+		if err := dtf.Transfer(path); err != nil {
+			return err
+		}
+		for v := range bufs {
+			if err := checkBlock(fmt.Sprintf("epoch %d var %d", ep, v), v+k+100*ep, st, ct, *nx, bufs[v]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func cycleReadBack(e env, path, grid string, k int) error {
