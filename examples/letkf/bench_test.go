@@ -18,12 +18,16 @@ import (
 //
 // What the statistics can separate, per rank:
 //   - a reader's match_ns runs from the start of its read round (its
-//     wait_all) until every matcher's schedule is in hand: signature,
-//     replay agreement, requests to the matchers, matching (or replay
-//     lookup) and the schedule replies, less the time spent posting
-//     receives (data movement, in transfer_ns). It also holds any
-//     wait for writers that have not reached their own wait_all yet: the
-//     schedule needs their requests (or, on replay, their agreement).
+//     wait_all) until its schedule is confirmed: signature, replay lookup,
+//     requests to the matchers, then either every writer's replay verdict
+//     (all replay: the matchers stay silent) or every matcher's answer
+//     (matching, or the record), less the time spent posting receives (data
+//     movement, in transfer_ns). It also holds any wait for writers that
+//     have not reached their own wait_all yet: the schedule needs their
+//     requests or verdicts. Replaying writers push their data at their
+//     epoch end, so MPI may copy some of it into the recorded receives
+//     while the reader waits for the last verdict; that copying stays in
+//     match_ns.
 //   - a reader's wait_ns is that last part: per round, from the round's
 //     start until the latest writer reached its epoch end (wall clock,
 //     exact on one node), 0 when the writers were there first. What
