@@ -242,7 +242,11 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	// receives of what the replaying writers pushed (stale): they complete
 	// before the fresh schedules (held in fresh) post into the same buffers.
 	var recvs, stale []transport.Pending
-	var fresh []*envelope
+	type answer struct {
+		m     *envelope
+		drain []tagged
+	}
+	var fresh []answer
 	var missing []matcher.Uncovered
 	var errs []error
 	var waited time.Duration // how long the round waited for the writers' epoch end
@@ -315,8 +319,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 				pre = nil
 			}
 			if len(stale) > 0 {
-				m.Drain = drain
-				fresh = append(fresh, m)
+				fresh = append(fresh, answer{m, drain})
 				continue
 			}
 			if err := accept(m, pre, drain); err != nil {
@@ -330,8 +333,8 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			}
 			e.inFlight -= len(stale)
 			stale = nil
-			for _, m := range fresh {
-				if err := accept(m, nil, m.Drain); err != nil {
+			for _, a := range fresh {
+				if err := accept(a.m, nil, a.drain); err != nil {
 					return false, err
 				}
 			}
