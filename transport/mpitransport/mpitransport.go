@@ -99,7 +99,9 @@ func (t *Transport) Send(to, tag int, data []byte) (transport.Pending, error) {
 	return &pending{req: q}, nil
 }
 
-// TryRecv receives a waiting message with tag from any source.
+// TryRecv receives a waiting message with tag from any source. It never
+// gives the CPU away inside Open MPI (see mpi.Poll): its callers poll and
+// sleep.
 func (t *Transport) TryRecv(tag int) (transport.Message, bool, error) {
 	st, ok, err := mpi.Poll(t.world, mpi.AnySource, tag)
 	if err != nil || !ok {
