@@ -45,10 +45,12 @@ type mepoch struct {
 	key      replay.Key
 	rec      *matchRec
 
-	// served are the rounds answered in this epoch; pushed are the recorded
-	// transfers of each round that the replaying writers sent at once.
+	// served are the rounds answered in this epoch. old is the record the
+	// replaying writers sent by, and taken its rounds whose pushed transfers
+	// a reader took or was told to drain.
 	served map[roundKey]bool
-	pushed map[roundKey][]tagged
+	old    *matchRec
+	taken  map[roundKey]bool
 }
 
 // matchRec is a matcher's replay record of an epoch: the writes, and each
@@ -84,7 +86,7 @@ func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
 func (mf *mfile) epoch(n int) *mepoch {
 	ep := mf.epochs[n]
 	if ep == nil {
-		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, pushed: map[roundKey][]tagged{}}
+		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, taken: map[roundKey]bool{}}
 		mf.epochs[n] = ep
 	}
 	return ep
@@ -160,18 +162,18 @@ func (e *engine) writesComplete(mf *mfile, ep *mepoch) error {
 	if ep.record {
 		ep.rec = &matchRec{rounds: map[roundKey]*roundRec{}}
 		if old, ok := e.mrecs.Get(ep.key); ok {
+			ep.old = old
 			ep.rec.rounds = maps.Clone(old.rounds)
-			ep.writes = append(ep.writes, recordedWrites(old.writes, ep.replayed)...)
+			if ep.wReplay {
+				ep.writes = old.writes // every writer's, unchanged: no copy
+			} else {
+				ep.writes = append(ep.writes, recordedWrites(old.writes, ep.replayed)...)
+			}
 			// Rounds matched afresh must not reuse recorded transfer ids:
 			// the replaying writers sent by their records, and a replaying
 			// reader posts its recorded receives before any answer.
-			for rk, r := range old.rounds {
+			for _, r := range old.rounds {
 				mf.nextID = max(mf.nextID, r.maxID+1)
-				for _, t := range r.sched {
-					if slices.Contains(ep.replayed, t.T.Writer) {
-						ep.pushed[rk] = append(ep.pushed[rk], t)
-					}
-				}
 			}
 		} else if len(ep.replayed) > 0 {
 			return fmt.Errorf("dtf: %s: writers replay epoch %d but matcher rank %d has no record of it", mf.key.Path, ep.key.Epoch, e.tr.Rank())
@@ -197,13 +199,21 @@ func (mf *mfile) pushers(ep *mepoch) []int {
 }
 
 // drains takes back what was pushed to a reader that asks afresh for a
-// pushed round, or, at its last round, for rounds it never asked for.
+// recorded round, or, at its last round, for rounds it never asked for.
 func (ep *mepoch) drains(rk roundKey, last bool) []tagged {
+	if ep.old == nil || len(ep.replayed) == 0 {
+		return nil
+	}
 	var out []tagged
-	for k, ts := range ep.pushed {
-		if k == rk || (last && k.reader == rk.reader) {
-			out = append(out, ts...)
-			delete(ep.pushed, k)
+	for k, r := range ep.old.rounds {
+		if ep.taken[k] || (k != rk && !(last && k.reader == rk.reader)) {
+			continue
+		}
+		ep.taken[k] = true
+		for _, t := range r.sched {
+			if ep.wReplay || slices.Contains(ep.replayed, t.T.Writer) {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
@@ -236,7 +246,7 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 		}
 		// The reader's recorded receives take what the replaying writers
 		// pushed for this round.
-		delete(ep.pushed, rk)
+		ep.taken[rk] = true
 		if ep.wReplay {
 			// Both sides repeat the recorded round: no matching at all. The
 			// reader knows from the writers' verdicts, unless it settles.
