@@ -50,14 +50,8 @@ func Probe(c Comm, source, tag int) (Status, error) {
 func Iprobe(c Comm, source, tag int) (Status, bool, error) {
 	var st C.MPI_Status
 	var flag C.int
-	if err := check(C.MPI_Iprobe(C.int(source), C.int(tag), c.c, &flag, &st)); err != nil {
-		return Status{}, false, err
-	}
-	if flag == 0 {
-		return Status{}, false, nil
-	}
-	s, err := statusOf(&st)
-	return s, err == nil, err
+	rc := C.MPI_Iprobe(C.int(source), C.int(tag), c.c, &flag, &st)
+	return probed(rc, flag, &st)
 }
 
 // Poll is Iprobe for a loop that sleeps between looks. It never gives the
@@ -71,12 +65,18 @@ func Iprobe(c Comm, source, tag int) (Status, bool, error) {
 func Poll(c Comm, source, tag int) (Status, bool, error) {
 	var st C.MPI_Status
 	var flag C.int
-	if err := check(C.h_poll(C.int(source), C.int(tag), c.c, &flag, &st)); err != nil {
+	rc := C.h_poll(C.int(source), C.int(tag), c.c, &flag, &st)
+	return probed(rc, flag, &st)
+}
+
+// probed turns the outcome of a probe into Iprobe's results.
+func probed(rc, flag C.int, st *C.MPI_Status) (Status, bool, error) {
+	if err := check(rc); err != nil {
 		return Status{}, false, err
 	}
 	if flag == 0 {
 		return Status{}, false, nil
 	}
-	s, err := statusOf(&st)
+	s, err := statusOf(st)
 	return s, err == nil, err
 }
