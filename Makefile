@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-.PHONY: deps build test demo demo-file demo-dyad bench lint fuzz clean
+.PHONY: deps build test check-tree demo demo-file demo-dyad bench lint fuzz clean
 
 deps:
 	@missing=""; \
@@ -25,6 +25,10 @@ deps:
 	else \
 	  echo "deps: run as root:  sudo apt-get update && sudo apt-get install -y $(PKGS)"; exit 1; \
 	fi
+
+# No tracked file over 1 MiB and no tracked ELF binary.
+check-tree:
+	@.ci/check-tree
 
 build: deps
 	$(GO) build ./...
