@@ -1,10 +1,15 @@
-// Package ofd takes open-file-description locks (F_OFD_SETLKW) with a timeout. Unlike
+// Package ofd takes open-file-description locks (F_OFD_SETLK) with a timeout. Unlike
 // POSIX record locks, an OFD lock belongs to the open file, so closing some other
 // descriptor of the same file elsewhere in the process does not drop it, and two opens
 // in one process exclude each other.
+//
+// A wait polls the non-blocking F_OFD_SETLK with a growing sleep instead of parking an OS
+// thread in F_OFD_SETLKW: a thousand waiters cost a thousand sleeping goroutines, not a
+// thousand threads, and nothing is left behind when a wait times out.
 package ofd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,64 +22,73 @@ import (
 // ErrTimeout is wrapped when a lock was not granted in time.
 var ErrTimeout = errors.New("lock wait timed out")
 
+// The poll interval starts short, so an uncontended hand-over is quick, and grows to a
+// bound, so a long wait costs little.
+const (
+	minPoll = 500 * time.Microsecond
+	maxPoll = 20 * time.Millisecond
+)
+
 // Lock locks the whole of f, exclusively or shared, waiting up to timeout (<= 0: no limit).
-// The blocking fcntl runs on its own thread; if the timeout fires first, that thread
-// releases the lock as soon as it is granted, so nothing stays locked behind the caller.
 func Lock(f *os.File, exclusive bool, timeout time.Duration) error {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	err := LockContext(ctx, f, exclusive)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("ofd: lock %s: %w after %v", f.Name(), ErrTimeout, timeout)
+	}
+	return err
+}
+
+// LockContext locks the whole of f, exclusively or shared, until ctx ends. A wait that
+// runs out of time wraps both ErrTimeout and ctx's error.
+func LockContext(ctx context.Context, f *os.File, exclusive bool) error {
 	typ := int16(unix.F_RDLCK)
 	if exclusive {
 		typ = unix.F_WRLCK
 	}
 	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart}
-	// The waiting thread works on a duplicate descriptor of the same open file
-	// description (so the lock is the same), which it owns and closes: the caller may
-	// close f after a timeout without racing it or unlocking a reused descriptor.
-	fd, err := unix.Dup(int(f.Fd()))
+	sc, err := f.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
 	}
-	done := make(chan error) // unbuffered: the result is taken by exactly one side
-	abandoned := make(chan struct{})
-	go func() {
-		defer unix.Close(fd)
-		var err error
-		for {
-			err = unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLKW, &lk)
-			if err != unix.EINTR {
-				break
+	var timer *time.Timer
+	for wait := minPoll; ; wait = min(2*wait, maxPoll) {
+		var lerr error
+		if err := sc.Control(func(fd uintptr) {
+			for {
+				lerr = unix.FcntlFlock(fd, unix.F_OFD_SETLK, &lk)
+				if lerr != unix.EINTR {
+					return
+				}
 			}
-		}
-		select {
-		case done <- err:
-		case <-abandoned:
-			if err == nil {
-				unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLK, &unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart})
-			}
-		}
-	}()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	select {
-	case err := <-done:
-		if err != nil {
+		}); err != nil {
 			return fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
 		}
-		return nil
-	case <-timer:
-		close(abandoned)
-		// The lock may have been granted just now: take it rather than leak it.
-		select {
-		case err := <-done:
-			if err == nil {
-				return nil
-			}
-		default:
+		switch {
+		case lerr == nil:
+			return nil
+		case lerr != unix.EAGAIN && lerr != unix.EACCES:
+			return fmt.Errorf("ofd: lock %s: %w", f.Name(), lerr)
 		}
-		return fmt.Errorf("ofd: lock %s: %w after %v", f.Name(), ErrTimeout, timeout)
+		if timer == nil {
+			timer = time.NewTimer(wait)
+			defer timer.Stop()
+		} else {
+			timer.Reset(wait)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("ofd: lock %s: %w: %w", f.Name(), ErrTimeout, ctx.Err())
+			}
+			return fmt.Errorf("ofd: lock %s: %w", f.Name(), ctx.Err())
+		}
 	}
 }
 
