@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		if err := setNofile(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 		a, err := agent.Start(o)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

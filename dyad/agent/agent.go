@@ -70,6 +70,13 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Node names this node in metadata (default the host name).
 	Node string
+	// MaxConns caps the connections served at once over both listeners (default: 4096,
+	// or less when RLIMIT_NOFILE is low). When full, the oldest connection that has not
+	// yet authenticated and sent its request is closed to make room.
+	MaxConns int
+	// PreAuthTimeout is how long a new connection has to authenticate and send its
+	// request (default 5 s).
+	PreAuthTimeout time.Duration
 }
 
 // Agent is a running agent.
@@ -94,11 +101,14 @@ type Agent struct {
 	ucx ucxState
 	// chunkCap is ChunkSize when set explicitly (0 otherwise): the cap on ucx puts.
 	chunkCap int64
+	// gate bounds the connections of both listeners.
+	gate gate
 }
 
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
-	publishes, cacheHits, cacheMisses, kvsWaits atomic.Int64
+	publishes, cacheHits, cacheMisses, kvsWaits,
+	connsAccepted, connsEvicted, connsRefused, acceptErrors atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -138,6 +148,12 @@ func Start(o Options) (a *Agent, err error) {
 	if o.Node == "" {
 		o.Node, _ = os.Hostname()
 	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = defaultMaxConns()
+	}
+	if o.PreAuthTimeout <= 0 {
+		o.PreAuthTimeout = 5 * time.Second
+	}
 	if err := requireTokenOffLoopback(o.Listen, o.Token); err != nil {
 		return nil, err
 	}
@@ -151,6 +167,7 @@ func Start(o Options) (a *Agent, err error) {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
 	a = &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
+	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -294,27 +311,8 @@ func (a *Agent) Counters() map[string]int64 {
 		"publishes": c.publishes.Load(), "cache_hits": c.cacheHits.Load(),
 		"cache_misses": c.cacheMisses.Load(), "kvs_waits": c.kvsWaits.Load(),
 		"ucx_fetches_served": c.ucxFetchesServed.Load(),
-	}
-}
-
-func (a *Agent) accept(l net.Listener, serve func(net.Conn)) {
-	defer a.wg.Done()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if a.ctx.Err() == nil {
-				a.errs.Printf("accept on %s: %v", l.Addr(), err)
-			}
-			return
-		}
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			defer c.Close()
-			stop := context.AfterFunc(a.ctx, func() { c.Close() })
-			defer stop()
-			serve(c)
-		}()
+		"conns_accepted":     c.connsAccepted.Load(), "conns_evicted": c.connsEvicted.Load(),
+		"conns_refused": c.connsRefused.Load(), "accept_errors": c.acceptErrors.Load(),
 	}
 }
 

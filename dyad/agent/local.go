@@ -16,8 +16,16 @@ import (
 )
 
 // serveLocal answers one request from a client on this node.
-func (a *Agent) serveLocal(c net.Conn) {
-	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
+// Only the agent's own user and root may use it: the kernel vouches for the peer's uid
+// (SO_PEERCRED), whatever the socket file's permissions.
+func (a *Agent) serveLocal(c *gated) {
+	if uid, err := peerUID(c); err != nil || (uid != uint32(os.Getuid()) && uid != 0) {
+		a.ctr.unauthorized.Add(1)
+		a.errs.Printf("refused a local client of uid %d (err %v): only uid %d and root may use this agent", uid, err, os.Getuid())
+		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("unauthorized: this agent serves uid %d only", os.Getuid())})
+		return
+	}
+	c.SetReadDeadline(time.Now().Add(a.opts.PreAuthTimeout))
 	m, err := wire.Read(c)
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -25,6 +33,7 @@ func (a *Agent) serveLocal(c net.Conn) {
 		}
 		return
 	}
+	c.authed()
 	c.SetReadDeadline(time.Time{})
 	if a.opts.Debug {
 		a.info.Printf("local %v ns=%q key=%q", m.Op, m.NS, m.Key)

@@ -15,8 +15,8 @@ import (
 )
 
 // serveRemote answers one fetch from a peer agent: a header, the file in chunks, an end.
-func (a *Agent) serveRemote(c net.Conn) {
-	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
+func (a *Agent) serveRemote(c *gated) {
+	c.SetReadDeadline(time.Now().Add(a.opts.PreAuthTimeout))
 	m, err := wire.Read(c)
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -30,6 +30,8 @@ func (a *Agent) serveRemote(c net.Conn) {
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: "unauthorized: wrong or missing token"})
 		return
 	}
+	c.authed()
+	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
 	if m.Op != wire.OpFetch && m.Op != wire.OpFetchUCX {
 		a.errs.Printf("refused %v from %s: only fetch is served over TCP", m.Op, c.RemoteAddr())
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("%v not allowed from a peer", m.Op)})
