@@ -29,16 +29,16 @@ type Client struct {
 	asyncEr error
 }
 
-// New returns a client for cfg. The DTL must be one this build provides.
+// New returns a client for cfg. The DTL, when set, must be one this build provides;
+// empty leaves the choice to the agent.
 func New(cfg Config) (*Client, error) {
 	if cfg.Namespace == "" {
 		return nil, errors.New("dyad: a KVS namespace is required")
 	}
-	if cfg.DTL == "" {
-		cfg.DTL = DTLRPC
-	}
-	if _, err := ParseDTL(string(cfg.DTL)); err != nil {
-		return nil, err
+	if cfg.DTL != "" {
+		if _, err := ParseDTL(string(cfg.DTL)); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.AgentSocket == "" {
 		cfg.AgentSocket = DefaultSocket
@@ -198,7 +198,7 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 		return abs, nil
 	}
 	_, err = call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
-		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m}, c.cfg.TransferTimeout)
+		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL)}, c.cfg.TransferTimeout)
 	if err != nil {
 		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
 	}

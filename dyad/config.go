@@ -49,7 +49,8 @@ type Config struct {
 	// PathRelative makes relative paths relative to the managed directory rather than
 	// the working directory (DYAD_PATH_RELATIVE).
 	PathRelative bool
-	// DTL is the data transport (DYAD_DTL_MODE).
+	// DTL is the data transport a consumer's stagings use (DYAD_DTL_MODE), sent with
+	// each staging request; empty means the agent's own DTL.
 	DTL DTL
 	// SharedStorage: producer and consumer share storage; synchronise, never transfer
 	// (DYAD_SHARED_STORAGE).
@@ -83,7 +84,7 @@ func ConfigFromEnv() (Config, error) { return configFrom(os.LookupEnv) }
 
 func configFrom(lookup func(string) (string, bool)) (Config, error) {
 	c := Config{KeyDepth: 3, KeyBins: 1024, ServiceMux: 1, AgentSocket: DefaultSocket,
-		Timeout: 60 * time.Second, TransferTimeout: 10 * time.Minute, DTL: DTLRPC}
+		Timeout: 60 * time.Second, TransferTimeout: 10 * time.Minute}
 	var errs []string
 	str := func(name string, dst *string) {
 		if v, ok := lookup(name); ok {

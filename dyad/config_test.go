@@ -19,7 +19,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}{
 		{"defaults", map[string]string{"DYAD_KVS_NAMESPACE": "ns"},
 			func(c Config) bool {
-				return c.KeyDepth == 3 && c.KeyBins == 1024 && c.DTL == DTLRPC && !c.SharedStorage && c.Timeout == time.Minute
+				return c.KeyDepth == 3 && c.KeyBins == 1024 && c.DTL == "" && !c.SharedStorage && c.Timeout == time.Minute
 			}, ""},
 		// The original's defect: presence alone turned booleans on.
 		{"boolean by value", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_SHARED_STORAGE": "0", "DYAD_FSYNC_WRITE": "yes"},
@@ -27,7 +27,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"dirs and key", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_PATH_PRODUCER": "/p", "DYAD_PATH_CONSUMER": "/c",
 			"DYAD_KEY_DEPTH": "2", "DYAD_KEY_BINS": "256", "DYAD_DTL_MODE": "FLUX_RPC", "COUPLET_DYAD_TIMEOUT": "2s"},
 			func(c Config) bool {
-				return c.ProducerDir == "/p" && c.ConsumerDir == "/c" && c.KeyDepth == 2 && c.KeyBins == 256 && c.Timeout == 2*time.Second
+				return c.DTL == DTLRPC && c.ProducerDir == "/p" && c.ConsumerDir == "/c" && c.KeyDepth == 2 && c.KeyBins == 256 && c.Timeout == 2*time.Second
 			}, ""},
 		{"missing namespace", map[string]string{}, nil, "DYAD_KVS_NAMESPACE is required"},
 		{"bad boolean", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_SYNC_CHECK": "maybe"}, nil, "not a boolean"},

@@ -1,8 +1,10 @@
 package dyad_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 )
 
@@ -280,4 +283,54 @@ func TestUCXLargerThan4GiB(t *testing.T) {
 		}
 	}
 	t.Logf("copy uses %d MiB on disk", st.Sys().(*syscall.Stat_t).Blocks*512>>20)
+}
+
+// TestUCXClientChoosesDTL: the consumer's DYAD_DTL_MODE travels with its staging request
+// and overrides its agent's own DTL, both ways.
+func TestUCXClientChoosesDTL(t *testing.T) {
+	prod := startNode(t, "", func(o *agent.Options) { o.DTL, o.UCXTLS = "rpc", "tcp" })
+	cons := startNode(t, prod.agent.KVSEndpoint(), func(o *agent.Options) { o.DTL, o.UCXTLS = "rpc", "tcp" })
+	data := randBytes(2<<20+5, 11)
+	for i, c := range []struct {
+		mode    string
+		wantUCX int64
+	}{{"UCX", 1}, {"FLUX_RPC", 1}, {"ucx", 2}, {"", 2}} {
+		rel := fmt.Sprintf("choose%d.bin", i)
+		produce(t, prod, rel, data)
+		cl := newClient(t, cons.dir, cons.socket, func(cfg *dyad.Config) {
+			if c.mode != "" {
+				d, err := dyad.ParseDTL(c.mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.DTL = d
+			}
+		})
+		p, err := cl.Consume(rel)
+		if err != nil {
+			t.Fatalf("%s: %v", c.mode, err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != string(data) {
+			t.Fatalf("%s: staged copy differs", c.mode)
+		}
+		if got := prod.agent.Counters(); got["fetches_served"] != int64(i+1) || got["ucx_fetches_served"] != c.wantUCX {
+			t.Fatalf("after DYAD_DTL_MODE=%q: counters %v, want %d fetches, %d over UCX", c.mode, got, i+1, c.wantUCX)
+		}
+	}
+	// A DTL the platform lacks is refused by the agent with a clear error.
+	m, _, err := cons.client.Stat(context.Background(), "choose0.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", cons.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	wire.Write(c, &wire.Msg{Op: wire.OpStage, NS: "test", Key: m.Key, Dest: filepath.Join(cons.dir, "margo.bin"),
+		Path: filepath.Join(cons.dir, ".couplet", "meta", "margo.bin.meta"), Meta: m, DTL: "MARGO"})
+	r, err := wire.Read(c)
+	if err != nil || r.Op != wire.OpError || !strings.Contains(r.Err, "not available on this platform") {
+		t.Fatalf("stage over MARGO: %+v %v, want an error naming the missing DTL", r, err)
+	}
 }

@@ -313,9 +313,9 @@ func (n *ucxNode) retire(key string, ep *ucx.Endpoint) {
 	n.retired = append(n.retired, ep)
 }
 
-// fetchDTL fetches meta's file into dest over the agent's DTL.
-func (a *Agent) fetchDTL(ctx context.Context, meta *wire.Meta, dest string) (int64, error) {
-	if a.dtl == dyad.DTLUCX {
+// fetchDTL fetches meta's file into dest over dtl (the consumer's choice, else the agent's).
+func (a *Agent) fetchDTL(ctx context.Context, dtl dyad.DTL, meta *wire.Meta, dest string) (int64, error) {
+	if dtl == dyad.DTLUCX {
 		return a.fetchUCX(ctx, meta, dest)
 	}
 	return a.fetch(ctx, meta, dest)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
 )
@@ -94,7 +95,15 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 		if m.Meta == nil || m.Dest == "" || m.Path == "" {
 			return errors.New("stage needs metadata, a destination and a sidecar path")
 		}
-		if err := a.stage(ctx, m.NS, m.Meta, m.Dest, m.Path); err != nil {
+		dtl := a.dtl
+		if m.DTL != "" {
+			d, err := dyad.ParseDTL(m.DTL)
+			if err != nil {
+				return err
+			}
+			dtl = d
+		}
+		if err := a.stage(ctx, m.NS, m.Meta, m.Dest, m.Path, dtl); err != nil {
 			return err
 		}
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: m.Meta})

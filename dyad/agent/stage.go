@@ -49,10 +49,10 @@ func (f *flights) do(key string, fn func() error) error {
 	return fl.err
 }
 
-// stage fetches meta's file from its owner into dest: into a temporary file beside it,
+// stage fetches meta's file from its owner into dest over dtl: into a temporary file beside it,
 // verified by size and CRC-32C, then renamed into place, then recorded in the sidecar.
 // A failure at any point removes the temporary file, so no partial file is left.
-func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string) error {
+func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string, dtl dyad.DTL) error {
 	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
 		if sm, err := os.ReadFile(side); err == nil {
 			if m, err := wire.DecodeMeta(sm); err == nil && m.Version == meta.Version && m.Key == meta.Key {
@@ -61,7 +61,7 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 				}
 			}
 		}
-		n, err := a.fetchDTL(ctx, meta, dest)
+		n, err := a.fetchDTL(ctx, dtl, meta, dest)
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
 		}

@@ -106,6 +106,9 @@ type Msg struct {
 	// Off and Len place a chunk in the file (OpReady, OpAck); int64, so files of any size.
 	Off int64 `msgpack:"off,omitempty"`
 	Len int64 `msgpack:"len,omitempty"`
+	// DTL is the data transport a consumer asks its agent to stage with (OpStage,
+	// from DYAD_DTL_MODE); empty means the agent's own.
+	DTL string `msgpack:"dtl,omitempty"`
 }
 
 // Window is memory a consumer's agent registered with UCX for the ucx DTL: Slots slots
