@@ -33,31 +33,65 @@ func (a *arena) at(chunk, off int32, n int) []int64 {
 	return a.chunks[chunk][off : int(off)+n : int(off)+n]
 }
 
-// recChunk is the largest number of records per chunk (1 MiB).
+// recChunk is the largest number of records per chunk (512 KiB).
 const recChunk = 1 << 16
 
 // recs is an append-only list of records stored in chunks that start small
-// and double, so growth never copies.
+// and double, so growth never copies. It also counts the records of each
+// writer bucket, so that assembling them by writer needs no counting pass.
 type recs struct {
-	chunks [][]rec
-	last   []rec // last chunk, filled up to len
+	chunks [][]rec // every chunk full but the last, which holds used
+	used   int
 	n      int
+	pieces []piece // boxes cut out of an overlap, by rec.write^-1
+	bucket []int32 // writer bucket of each write index
+	counts []int   // records per writer bucket
 }
 
-// rec is one transfer: read and write indices and where its box (start then
-// count) lives in the arena, or chunk -1 when the box is the whole overlap of
-// the read and the write.
+// rec is one transfer in 8 bytes: the read index, and either the write index
+// (write >= 0: the box is the whole overlap of the read and the write) or
+// ^i for pieces[i], a part of the overlap that later writes left.
 type rec struct {
 	read, write int32
-	chunk, off  int32
 }
 
-func (l *recs) add(r rec) {
-	if len(l.last) == cap(l.last) {
-		l.last = make([]rec, 0, min(recChunk, max(64, 2*cap(l.last))))
-		l.chunks = append(l.chunks, nil)
+// piece is a transfer box that is not a whole overlap: the write that serves
+// it and where its coordinates (start then count) live in the arena.
+type piece struct {
+	write, chunk, off int32
+}
+
+func (l *recs) push(r rec) {
+	if len(l.chunks) == 0 || l.used == len(l.chunks[len(l.chunks)-1]) {
+		size := 64
+		if len(l.chunks) > 0 {
+			size = min(recChunk, 2*l.used)
+		}
+		l.chunks = append(l.chunks, make([]rec, size))
+		l.used = 0
 	}
-	l.last = append(l.last, r)
-	l.chunks[len(l.chunks)-1] = l.last
+	l.chunks[len(l.chunks)-1][l.used] = r
+	l.used++
 	l.n++
+}
+
+// add records that write w serves the whole overlap of read r.
+func (l *recs) add(r, w int32) {
+	l.counts[l.bucket[w]]++
+	l.push(rec{read: r, write: w})
+}
+
+// addPiece records that write w serves the box at (chunk, off) of read r.
+func (l *recs) addPiece(r, w, chunk, off int32) {
+	l.counts[l.bucket[w]]++
+	l.pieces = append(l.pieces, piece{write: w, chunk: chunk, off: off})
+	l.push(rec{read: r, write: ^int32(len(l.pieces) - 1)})
+}
+
+// writeOf returns the write index of r.
+func writeOf(r rec, pieces []piece) int32 {
+	if r.write >= 0 {
+		return r.write
+	}
+	return pieces[^r.write].write
 }

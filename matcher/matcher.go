@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -145,8 +146,9 @@ func (m *Matcher) match() (Schedule, error) {
 	}
 	order := m.readOrder()
 
+	bucket, nb := m.writerBuckets()
 	var (
-		out       recs
+		out       = recs{bucket: bucket, counts: make([]int, nb)}
 		coords    arena
 		fc        flatCoalescer // scratch for the overlap path
 		uncovered []Uncovered
@@ -191,9 +193,14 @@ func (m *Matcher) match() (Schedule, error) {
 		covered, exact := int64(0), true
 		for i, c := range cands {
 			b := int(c) * d
-			for k := range d {
-				ilo[k] = max(qlo[k], x.lo[b+k])
-				ihi[k] = min(qhi[k], x.hi[b+k])
+			// Equal lengths let the compiler drop the bounds checks.
+			wl, wh := x.lo[b:b+d], x.hi[b:b+d]
+			ql, qh, il, ih := qlo[:len(wl)], qhi[:len(wl)], ilo[:len(wl)], ihi[:len(wl)]
+			v := int64(1) // volume of the overlap
+			for k := range wl {
+				l, h := max(ql[k], wl[k]), min(qh[k], wh[k])
+				il[k], ih[k] = l, h
+				v = mulSat(v, h-l)
 			}
 			clean := true
 			if vw.shared[c] {
@@ -206,11 +213,7 @@ func (m *Matcher) match() (Schedule, error) {
 			}
 			w := vw.ids[c]
 			if clean { // the common case: nobody later wrote over this part
-				out.add(rec{read: ri, write: w, chunk: -1})
-				v := int64(1)
-				for k := range d {
-					v = mulSat(v, ihi[k]-ilo[k])
-				}
+				out.add(ri, w)
 				covered, exact = addSat(covered, v, exact)
 				continue
 			}
@@ -229,7 +232,7 @@ func (m *Matcher) match() (Schedule, error) {
 			bufA = fc.coalesce(bufA, d)
 			for p := 0; p < len(bufA); p += 2 * d {
 				c, ch, off := coords.alloc(2 * d)
-				out.add(rec{read: ri, write: w, chunk: ch, off: off})
+				out.addPiece(ri, w, ch, off)
 				v := int64(1)
 				for k := range d {
 					c[k], c[d+k] = bufA[p+k], bufA[p+d+k]-bufA[p+k]
@@ -249,7 +252,7 @@ func (m *Matcher) match() (Schedule, error) {
 			}
 		}
 	}
-	return Schedule{writes: m.writes, reads: m.reads, recs: m.assemble(&out), coords: &coords, Uncovered: uncovered}, nil
+	return Schedule{writes: m.writes, reads: m.reads, recs: assemble(&out), pieces: out.pieces, coords: &coords, Uncovered: uncovered}, nil
 }
 
 // groupWrites indexes the non-empty writes by variable, checking that each
@@ -300,13 +303,33 @@ func (m *Matcher) buildIndex(vw *varWrites) *index {
 		}
 		return x
 	}
+	// Two overlapping boxes of one grid level share a cell, so the first
+	// level's pairs are found within its cells (a block decomposition has
+	// one box per cell: a linear pass). Every other box queries the whole
+	// index, which finds its overlaps on all levels, the first included.
+	first := 0
+	if lv := &x.levels[0]; lv.cell != nil {
+		first = 1
+		for c := range len(lv.cellStart) - 1 {
+			ids := lv.ids[lv.cellStart[c]:lv.cellStart[c+1]]
+			for i, a := range ids {
+				for _, b := range ids[i+1:] {
+					if x.overlaps(b, lo[int(a)*d:int(a)*d+d], hi[int(a)*d:int(a)*d+d]) {
+						vw.shared[a], vw.shared[b] = true, true
+					}
+				}
+			}
+		}
+	}
 	var hits []int32
-	for i := range int32(n) {
-		b := int(i) * d
-		hits = x.query(lo[b:b+d], hi[b:b+d], hits[:0])
-		if len(hits) > 1 {
-			for _, h := range hits {
-				vw.shared[h] = true
+	for _, lv := range x.levels[first:] {
+		for _, i := range lv.ids {
+			b := int(i) * d
+			hits = x.query(lo[b:b+d], hi[b:b+d], hits[:0])
+			if len(hits) > 1 {
+				for _, h := range hits {
+					vw.shared[h] = true
+				}
 			}
 		}
 	}
@@ -362,26 +385,27 @@ func (vw *varWrites) wins(a, b int32) bool {
 	return a > b
 }
 
-// sortByPriority orders local candidate ids winner first (insertion sort:
-// candidate lists are short).
+// sortByPriority orders local candidate ids winner first. Candidate lists
+// are short and usually come from the index in ascending priority (cells
+// and writes both in row-major order), so an insertion sort into ascending
+// order costs one comparison per candidate; a reversal then puts the winner
+// first. Priorities are a strict total order, so the result is the same
+// whatever the input order.
 func (vw *varWrites) sortByPriority(cands []int32) {
 	for i := 1; i < len(cands); i++ {
 		c := cands[i]
 		j := i
-		for ; j > 0 && vw.wins(c, cands[j-1]); j-- {
+		for ; j > 0 && vw.wins(cands[j-1], c); j-- {
 			cands[j] = cands[j-1]
 		}
 		cands[j] = c
 	}
+	slices.Reverse(cands)
 }
 
-// assemble orders the records by writer rank (a counting sort, so the order
-// within a writer is the emission order).
-func (m *Matcher) assemble(l *recs) []rec {
-	if l.n == 0 {
-		return nil
-	}
-	// Bucket of each writer rank, ascending.
+// writerBuckets numbers the distinct writer ranks in ascending order and
+// returns each write's number and how many there are.
+func (m *Matcher) writerBuckets() ([]int32, int) {
 	var ranks []int
 	seen := map[int]bool{}
 	for i := range m.writes {
@@ -392,24 +416,37 @@ func (m *Matcher) assemble(l *recs) []rec {
 	}
 	slices.Sort(ranks)
 	wb := make([]int32, len(m.writes))
+	b := 0
 	for i := range m.writes {
-		b, _ := slices.BinarySearch(ranks, m.writes[i].Rank) // ranks are few: cheap
+		// Writes come grouped by rank: search only when the rank changes.
+		if r := m.writes[i].Rank; i == 0 || r != m.writes[i-1].Rank {
+			b, _ = slices.BinarySearch(ranks, r)
+		}
 		wb[i] = int32(b)
 	}
-	pos := make([]int, len(ranks)+1)
-	for _, ch := range l.chunks {
-		for _, r := range ch {
-			pos[wb[r.write]+1]++
-		}
+	return wb, len(ranks)
+}
+
+// assemble orders the records by writer rank (a counting sort over the
+// counts taken while adding, so the order within a writer is the emission
+// order).
+func assemble(l *recs) []rec {
+	if l.n == 0 {
+		return nil
 	}
+	pos := make([]int, len(l.counts))
 	for i := 1; i < len(pos); i++ {
-		pos[i] += pos[i-1]
+		pos[i] = pos[i-1] + l.counts[i-1]
 	}
 	out := make([]rec, l.n)
-	for _, ch := range l.chunks {
+	for i, ch := range l.chunks {
+		if i == len(l.chunks)-1 {
+			ch = ch[:l.used]
+		}
 		for _, r := range ch {
-			out[pos[wb[r.write]]] = r
-			pos[wb[r.write]]++
+			b := l.bucket[writeOf(r, l.pieces)]
+			out[pos[b]] = r
+			pos[b]++
 		}
 	}
 	return out
@@ -424,12 +461,15 @@ func boxFromBounds(lo, hi []int64) Box {
 	return b
 }
 
-// mulSat multiplies non-negative a and b, saturating at math.MaxInt64.
+// mulSat multiplies non-negative a and b, saturating at math.MaxInt64. It
+// checks with a wide multiply rather than a division, which costs more
+// than the rest of a box intersection.
 func mulSat(a, b int64) int64 {
-	if b != 0 && a > math.MaxInt64/b {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
 		return math.MaxInt64
 	}
-	return a * b
+	return int64(lo)
 }
 
 // addSat adds non-negative volumes; ok turns false once anything saturated.

@@ -23,6 +23,7 @@ type Schedule struct {
 	writes []Write
 	reads  []Read
 	recs   []rec // grouped by writer
+	pieces []piece
 	coords *arena
 	// Uncovered are the parts of reads that no write covers.
 	Uncovered []Uncovered
@@ -34,14 +35,15 @@ func (s *Schedule) Len() int { return len(s.recs) }
 // At returns transfer i. Its box may share memory with s: do not modify it.
 func (s *Schedule) At(i int) Transfer {
 	r := s.recs[i]
-	w, rd := &s.writes[r.write], &s.reads[r.read]
+	w, rd := &s.writes[writeOf(r, s.pieces)], &s.reads[r.read]
 	t := Transfer{Writer: w.Rank, Reader: rd.Rank, Var: rd.Var, ReadID: rd.ID, Seq: w.Seq}
-	if r.chunk < 0 { // the whole overlap of the read and the write
+	if r.write >= 0 { // the whole overlap of the read and the write
 		t.Box, _ = Intersect(rd.Box, w.Box)
 		return t
 	}
+	p := s.pieces[^r.write]
 	d := rd.Box.Dims() // 0 for a scalar, matched as a unit box
-	c := s.coords.at(r.chunk, r.off, 2*d)
+	c := s.coords.at(p.chunk, p.off, 2*d)
 	t.Box = Box{Start: c[:d:d], Count: c[d:]}
 	return t
 }
@@ -85,9 +87,9 @@ func distinct(ts iter.Seq[Transfer], key func(Transfer) int) []int {
 
 // ForWriter returns what writer rank w must send, in schedule order.
 func (s *Schedule) ForWriter(w int) []Transfer {
-	lo, _ := slices.BinarySearchFunc(s.recs, w, func(r rec, w int) int { return s.writes[r.write].Rank - w })
+	lo, _ := slices.BinarySearchFunc(s.recs, w, func(r rec, w int) int { return s.writes[writeOf(r, s.pieces)].Rank - w })
 	var out []Transfer
-	for i := lo; i < len(s.recs) && s.writes[s.recs[i].write].Rank == w; i++ {
+	for i := lo; i < len(s.recs) && s.writes[writeOf(s.recs[i], s.pieces)].Rank == w; i++ {
 		out = append(out, s.At(i))
 	}
 	return out
