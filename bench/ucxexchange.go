@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // Case-6a systems: the same coupled exchange over MPI (one MPMD launch) and
@@ -176,7 +176,7 @@ func RunUCXExchange(bin string, sizes []int64, reps int, env []string, timeout t
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	etcd, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: dir + "/etcd"})
+	etcd, err := embedded.Start(embedded.Config{Dir: dir + "/etcd"})
 	if err != nil {
 		return nil, err
 	}

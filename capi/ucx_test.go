@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // TestTransferSeparateLaunches couples the unmodified writer.c and reader.c
@@ -16,7 +16,7 @@ import (
 // and preloaded, through environment variables alone: the config, the
 // component, the UCX transport and the KVS where the two jobs meet.
 func TestTransferSeparateLaunches(t *testing.T) {
-	etcd, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: t.TempDir()})
+	etcd, err := embedded.Start(embedded.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dtf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // ucxConfig writes a config for two separately launched components meeting
@@ -27,7 +27,7 @@ func ucxConfig(t *testing.T, dir, endpoint string, fileKeys string) (cfg, stats 
 }
 
 func TestOverUCX(t *testing.T) {
-	etcd, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: t.TempDir()})
+	etcd, err := embedded.Start(embedded.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,18 @@ var (
 	openers = map[string]Opener{}
 )
 
-// Register makes a backend available to Open under a URL scheme. Backends call it from init.
+// Register makes a backend available to Open under a URL scheme. Backends call it from
+// init. As with database/sql, registering a nil opener or the same scheme twice panics:
+// two backends claiming one scheme is a build mistake, not a choice to make at run time.
 func Register(scheme string, o Opener) {
 	mu.Lock()
 	defer mu.Unlock()
+	if o == nil {
+		panic("kvs: Register opener is nil for scheme " + scheme)
+	}
+	if _, dup := openers[scheme]; dup {
+		panic("kvs: Register called twice for scheme " + scheme)
+	}
 	openers[scheme] = o
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // Options configure an agent; they mirror DYAD's module options where one exists.
@@ -86,7 +87,7 @@ type Agent struct {
 	tcp     net.Listener
 	unix    net.Listener
 	kv      kvs.KV
-	etcd    *etcdkv.Embedded
+	etcd    *embedded.Server
 	info    *log.Logger
 	errs    *log.Logger
 	logs    []io.Closer
@@ -254,11 +255,11 @@ func (a *Agent) openKVS() error {
 		a.kv = kv
 		return nil
 	}
-	ec := etcdkv.EmbedConfig{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer}
+	ec := embedded.Config{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer}
 	if a.opts.Debug {
 		ec.LogLevel = "warn"
 	}
-	e, err := etcdkv.StartEmbedded(ec)
+	e, err := embedded.Start(ec)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}

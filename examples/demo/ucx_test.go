@@ -9,7 +9,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dtf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // TestSeparateLaunchesOverUCX runs heat and analyze as two independent
@@ -17,7 +17,7 @@ import (
 // data over UCX: in both start orders, over TCP and over shared memory, with
 // the same verification as the one-mpirun coupling.
 func TestSeparateLaunchesOverUCX(t *testing.T) {
-	etcd, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: t.TempDir()})
+	etcd, err := embedded.Start(embedded.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-// Package etcdkv is the etcd backend of kvs: a client of an external cluster (Dial, or
-// kvs.Open("etcd://host:port,...")) or an embedded single-node server (StartEmbedded).
+// Package etcdkv is the etcd backend of kvs: a client of an etcd cluster (Dial, or
+// kvs.Open("etcd://host:port,...")). It links only etcd's client; the server that
+// a node agent or a test hosts lives in kvs/etcdkv/embedded.
 package etcdkv
 
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -163,3 +165,13 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRev int64) (<-chan
 
 // Close implements kvs.KV.
 func (s *Store) Close() error { return s.c.Close() }
+
+// FreeLoopbackAddr returns a loopback "host:port" that was free a moment ago.
+func FreeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("etcdkv: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

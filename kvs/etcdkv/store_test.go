@@ -10,12 +10,13 @@ import (
 
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
-func embedded(t *testing.T, dir string) (*etcdkv.Embedded, *etcdkv.Store) {
+func startEmbedded(t *testing.T, dir string) (*embedded.Server, *etcdkv.Store) {
 	t.Helper()
-	e, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: dir})
+	e, err := embedded.Start(embedded.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func embedded(t *testing.T, dir string) (*etcdkv.Embedded, *etcdkv.Store) {
 }
 
 func TestEmbeddedStore(t *testing.T) {
-	e, s := embedded(t, t.TempDir())
+	e, s := startEmbedded(t, t.TempDir())
 	defer e.Close()
 	defer s.Close()
 	exercise(t, s)
@@ -134,13 +135,13 @@ func exercise(t *testing.T, raw kvs.KV) {
 
 func TestEmbeddedSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	e, s := embedded(t, dir)
+	e, s := startEmbedded(t, dir)
 	if _, err := s.Put(context.Background(), "/persist", []byte("yes")); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	e.Close()
-	e, s = embedded(t, dir)
+	e, s = startEmbedded(t, dir)
 	defer e.Close()
 	defer s.Close()
 	v, ok, _, err := s.Get(context.Background(), "/persist")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 func TestMain(m *testing.M) { mpitest.Main(m) }
@@ -21,7 +21,7 @@ const jobTimeout = 40 * time.Second
 // startKVS starts an embedded etcd for the test.
 func startKVS(t *testing.T) (url string, kv kvs.KV) {
 	t.Helper()
-	e, err := etcdkv.StartEmbedded(etcdkv.EmbedConfig{Dir: t.TempDir()})
+	e, err := embedded.Start(embedded.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,21 @@
-package etcdkv
+// Package embedded runs a single-node etcd server inside the process. It links etcd's
+// server (tens of packages and gRPC), so only what hosts the store imports it: the
+// node agent, couplet commands that start etcd, and tests. Everything else reaches
+// etcd through the client in kvs/etcdkv.
+package embedded
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"time"
 
+	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// EmbedConfig configures an embedded single-node etcd server.
-type EmbedConfig struct {
+// Config configures an embedded single-node etcd server.
+type Config struct {
 	// Dir holds etcd's data; it persists, so metadata survives a restart.
 	Dir string
 	// ClientAddr and PeerAddr are "host:port" to listen on; empty means a free
@@ -26,20 +30,20 @@ type EmbedConfig struct {
 	StartTimeout time.Duration
 }
 
-// Embedded is a running embedded etcd server.
-type Embedded struct {
+// Server is a running embedded etcd server.
+type Server struct {
 	e        *embed.Etcd
 	endpoint string
 }
 
-// StartEmbedded starts an embedded etcd server tuned for a fast start
+// Start starts an embedded etcd server tuned for a fast start
 // (TickMs 10, ElectionMs 100) with quiet logging.
-func StartEmbedded(c EmbedConfig) (*Embedded, error) {
+func Start(c Config) (*Server, error) {
 	if c.Dir == "" {
-		return nil, fmt.Errorf("etcdkv: embedded etcd needs a data directory")
+		return nil, fmt.Errorf("etcd embedded: embedded etcd needs a data directory")
 	}
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("etcdkv: %w", err)
+		return nil, fmt.Errorf("etcd embedded: %w", err)
 	}
 	if c.Name == "" {
 		c.Name = "couplet"
@@ -49,12 +53,12 @@ func StartEmbedded(c EmbedConfig) (*Embedded, error) {
 	}
 	var err error
 	if c.ClientAddr == "" {
-		if c.ClientAddr, err = FreeLoopbackAddr(); err != nil {
+		if c.ClientAddr, err = etcdkv.FreeLoopbackAddr(); err != nil {
 			return nil, err
 		}
 	}
 	if c.PeerAddr == "" {
-		if c.PeerAddr, err = FreeLoopbackAddr(); err != nil {
+		if c.PeerAddr, err = etcdkv.FreeLoopbackAddr(); err != nil {
 			return nil, err
 		}
 	}
@@ -78,36 +82,26 @@ func StartEmbedded(c EmbedConfig) (*Embedded, error) {
 	cfg.LogOutputs = []string{"stderr"}
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("etcdkv: start embedded etcd in %s: %w", c.Dir, err)
+		return nil, fmt.Errorf("etcd embedded: start embedded etcd in %s: %w", c.Dir, err)
 	}
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
 		e.Close()
-		return nil, fmt.Errorf("etcdkv: embedded etcd failed: %w", err)
+		return nil, fmt.Errorf("etcd embedded: embedded etcd failed: %w", err)
 	case <-time.After(c.StartTimeout):
 		e.Server.Stop()
 		e.Close()
-		return nil, fmt.Errorf("etcdkv: embedded etcd not ready within %v", c.StartTimeout)
+		return nil, fmt.Errorf("etcd embedded: embedded etcd not ready within %v", c.StartTimeout)
 	}
-	return &Embedded{e: e, endpoint: c.ClientAddr}, nil
+	return &Server{e: e, endpoint: c.ClientAddr}, nil
 }
 
 // Endpoint returns the client address ("host:port") to Dial.
-func (m *Embedded) Endpoint() string { return m.endpoint }
+func (m *Server) Endpoint() string { return m.endpoint }
 
 // Close stops the server.
-func (m *Embedded) Close() error {
+func (m *Server) Close() error {
 	m.e.Close()
 	return nil
-}
-
-// FreeLoopbackAddr returns a loopback "host:port" that was free a moment ago.
-func FreeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("etcdkv: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
