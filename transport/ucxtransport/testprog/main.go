@@ -101,9 +101,11 @@ func checkTimeout(err error, took time.Duration) {
 		mpitest.Fail(rank, "join error does not name component %q: %v", *missing, err)
 	case !errors.Is(err, kvs.ErrTimeout):
 		mpitest.Fail(rank, "join error is not a timeout: %v", err)
-	// gRPC passes the deadline to etcd as a truncated timeout, so the
-	// server may end the call a fraction of a millisecond early.
-	case took < *timeout-10*time.Millisecond || took > *timeout+5*time.Second:
+	// Rank 0 owns the deadline and waits it out; gRPC passes it to etcd as
+	// a truncated timeout, so the server may end the call a fraction of a
+	// millisecond early. The other ranks learn the outcome from rank 0, and
+	// may have entered Join later than it did on a crowded node.
+	case rank == 0 && took < *timeout-10*time.Millisecond, took > *timeout+5*time.Second:
 		mpitest.Fail(rank, "join failed after %v, want about %v", took, *timeout)
 	}
 	fmt.Printf("join timed out after %v: %v\n", took.Round(time.Millisecond), err)
