@@ -38,7 +38,8 @@ type engine struct {
 	explicit map[int]bool
 	stores
 
-	nextFileID int       // per-writer counter naming files in data tags
+	tags       tagLayout // where data tags sit under the transport's bound
+	nextFileID int       // the file slot to try first for the next written file
 	inFlight   int       // data messages posted and not yet complete, over all files
 	polled     time.Time // when poll last ran
 	stats      *StatsWriter
@@ -79,6 +80,9 @@ func Init(configPath, component string) error {
 		return err
 	}
 	if err := e.joinWorld(); err != nil {
+		return err
+	}
+	if e.tags, err = newTagLayout(e.tr.TagUB()); err != nil {
 		return err
 	}
 	if cfg.StatsPath != "" {

@@ -163,18 +163,27 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
 		bySeq: map[int64]*piece{}, gone: map[int]bool{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}}
-	world := make([]int64, comm.Size())
-	if err := mpi.Allgather(comm, []int64{int64(e.tr.Rank())}, world); err != nil {
+	// Each rank proposes a file slot for the data tags; the group takes
+	// rank 0's, which is every rank's when they open files collectively.
+	slot, err := e.tags.pickFileSlot(e.nextFileID, e.writtenSlots())
+	if err != nil && r == roleWriter {
 		return nil, err
 	}
-	f.world = make([]int, len(world))
-	for i, w := range world {
-		f.world[i] = int(w)
+	world := make([]int64, 2*comm.Size())
+	if err := mpi.Allgather(comm, []int64{int64(e.tr.Rank()), int64(slot)}, world); err != nil {
+		return nil, err
+	}
+	f.world = make([]int, comm.Size())
+	for i := range f.world {
+		f.world[i] = int(world[2*i])
 	}
 	if r == roleWriter {
 		f.peers = f.world
-		f.fileID = e.nextFileID
-		e.nextFileID++
+		f.fileID = int(world[1])
+		if e.writtenSlots()[f.fileID] {
+			return nil, fmt.Errorf("dtf: %s: file slot %d of the data tags is taken in this process but free at group rank 0 (open coupled files collectively over the group)", path, f.fileID)
+		}
+		e.nextFileID = f.fileID + 1
 	}
 	f.resetStats()
 	if setup != nil {
@@ -184,6 +193,17 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	}
 	e.files[path] = f
 	return f, nil
+}
+
+// writtenSlots returns the file slots of the files open for writing.
+func (e *engine) writtenSlots() map[int]bool {
+	busy := map[int]bool{}
+	for _, f := range e.files {
+		if f.role == roleWriter {
+			busy[f.fileID] = true
+		}
+	}
+	return busy
 }
 
 // peerComp returns the component on the other side of this file.

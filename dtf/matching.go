@@ -51,6 +51,10 @@ type mepoch struct {
 	served map[roundKey]bool
 	old    *matchRec
 	taken  map[roundKey]bool
+
+	// ids are the transfer ids of this matcher in use in the epoch: the
+	// record's and those handed out, so wrapped ids never repeat in it.
+	ids map[int64]bool
 }
 
 // matchRec is a matcher's replay record of an epoch: the writes, and each
@@ -276,11 +280,24 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 			self = i
 		}
 	}
+	if ep.ids == nil {
+		ep.ids = map[int64]bool{}
+		if ep.old != nil {
+			for _, r := range ep.old.rounds {
+				for _, t := range r.sched {
+					ep.ids[t.ID] = true
+				}
+			}
+		}
+	}
 	byWriter := map[int][]tagged{}
 	rr := &roundRec{reads: reads}
 	for t := range s.All() {
-		id := mf.nextID*nmatch + int64(self)
-		mf.nextID++
+		id, err := e.tags.transferID(&mf.nextID, int(nmatch), self, ep.ids)
+		if err != nil {
+			reply.Err = fmt.Sprintf("%s: %v", mf.key.Path, err)
+			return e.send(m.From, reply)
+		}
 		rr.maxID = mf.nextID
 		byWriter[t.Writer] = append(byWriter[t.Writer], tagged{T: t, ID: id, Peer: m.From})
 		reply.Sched = append(reply.Sched, tagged{T: t, ID: id, Peer: mf.writers[t.Writer]})

@@ -79,7 +79,7 @@ type envelope struct {
 type tagged struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	T        matcher.Transfer
-	ID       int64 // transfer id: the data tag is dataTag(fileID, ID)
+	ID       int64 // transfer id: the data tag is tags.data(fileID, ID)
 	Peer     int   // world rank of the other side: the reader in a schedule, the writer in an expect
 }
 
@@ -116,17 +116,4 @@ func decodeEnvelope(b []byte) (*envelope, error) {
 		}
 	}
 	return &m, nil
-}
-
-// Tags: control messages share one tag; data tags carry the file id and a
-// transfer id assigned by the matcher, so boxes of concurrent files and
-// matchers never meet the wrong receive.
-const (
-	tagCtl      = 1
-	dataTagBase = 1 << 30
-	transferIDs = 1 << 22
-)
-
-func dataTag(fileID int, id int64) int {
-	return dataTagBase | (fileID&0xff)<<22 | int(id%transferIDs)
 }

@@ -397,7 +397,7 @@ func (f *File) postRecvs(sched []tagged) ([]transport.Pending, error) {
 			return out, fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, t.T.ReadID)
 		}
 		esize := f.hdr.Vars[p.varid].Type.Size()
-		q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
+		q, err := f.e.tr.RecvBlock(t.Peer, f.e.tags.data(f.fileID, t.ID), p.block(esize, t.T.Box))
 		if err != nil {
 			return out, err
 		}
@@ -415,7 +415,7 @@ func (f *File) postDrains(drain []tagged) ([]transport.Pending, error) {
 		n := t.T.Box.Count
 		blk := transport.Block{Buf: make([]byte, t.T.Box.Volume()*int64(f.hdr.Vars[t.T.Var].Type.Size())),
 			ElemSize: f.hdr.Vars[t.T.Var].Type.Size(), Shape: n, Start: make([]int64, len(n)), Count: n}
-		q, err := f.e.tr.RecvBlock(t.Peer, dataTag(f.fileID, t.ID), blk)
+		q, err := f.e.tr.RecvBlock(t.Peer, f.e.tags.data(f.fileID, t.ID), blk)
 		if err != nil {
 			return out, err
 		}

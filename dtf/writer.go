@@ -308,7 +308,7 @@ func (f *File) sendSched(sched []tagged) error {
 			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
 		}
 		esize := f.hdr.Vars[p.varid].Type.Size()
-		q, err := f.e.tr.SendBlock(t.Peer, dataTag(f.fileID, t.ID), p.block(esize, t.T.Box))
+		q, err := f.e.tr.SendBlock(t.Peer, f.e.tags.data(f.fileID, t.ID), p.block(esize, t.T.Box))
 		if err != nil {
 			return fmt.Errorf("dtf: %s: send %s of %s to rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
 		}

@@ -32,6 +32,14 @@ static inline int h_appnum(int *value, int *flag) {
 	return rc;
 }
 
+// h_tag_ub reads the MPI_TAG_UB attribute of MPI_COMM_WORLD.
+static inline int h_tag_ub(int *value, int *flag) {
+	int *v = NULL;
+	int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, flag);
+	if (rc == MPI_SUCCESS && *flag) *value = *v;
+	return rc;
+}
+
 // h_status_bytes reports how many bytes a status describes.
 static inline int h_status_bytes(MPI_Status *st, MPI_Count *n) {
 	return MPI_Get_elements_x(st, MPI_BYTE, n);

@@ -49,6 +49,28 @@ func TestMPMD(t *testing.T) {
 	checkAllOK(t, out, "appnum", 4)
 }
 
+// TestTagUB reads MPI_TAG_UB under both of Open MPI's PMLs and sends a
+// message tagged with the bound itself.
+func TestTagUB(t *testing.T) {
+	prog := mpitest.Build(t, checks)
+	for _, c := range []struct {
+		name string
+		env  []string
+		want int
+	}{
+		{name: "ob1", env: []string{"OMPI_MCA_pml=ob1"}, want: 1<<31 - 1},
+		{name: "ucx", env: mpitest.UCXPML, want: 1<<23 - 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "ucx" && !mpitest.HasUCXPML() {
+				t.Skip("this Open MPI has no UCX PML (ompi_info lists no \"MCA pml: ucx\")")
+			}
+			out := mpitest.Run(t, 60*time.Second, mpitest.App{NP: 2, Prog: prog, Args: []string{"tagub", strconv.Itoa(c.want)}, Env: c.env})
+			checkAllOK(t, out, "tagub", 2)
+		})
+	}
+}
+
 // TestAppNumMismatchFails makes sure the appnum check can fail: the second
 // application is told to expect the wrong number, and the parent must see
 // failures from exactly its ranks.

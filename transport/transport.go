@@ -22,13 +22,16 @@ type Pending interface {
 // of all coupled components. Ranks are numbered 0..Size()-1 across the
 // components; Components gives each component's ranks in component-rank
 // order. Messages from one source with one tag arrive in the order sent.
-// Tags are non-negative and below 1<<31. Nothing blocks: callers poll with
+// Tags are non-negative and at most TagUB. Nothing blocks: callers poll with
 // Test and TryRecv and decide themselves how to wait. A Transport is used
 // by one goroutine at a time.
 type Transport interface {
 	Rank() int
 	Size() int
 	Components() [][]int
+	// TagUB is the largest tag the transport carries (MPI_TAG_UB over MPI),
+	// the same on every rank.
+	TagUB() int
 
 	// Send starts sending data to peer with tag; data must not change
 	// until the Pending completes.

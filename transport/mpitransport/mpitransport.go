@@ -16,6 +16,7 @@ import (
 type Transport struct {
 	world   mpi.Comm
 	comps   [][]int
+	tagUB   int
 	timeout time.Duration
 }
 
@@ -37,7 +38,11 @@ func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
 	if err := mpi.Allgather(world, []int64{int64(comp)}, all); err != nil {
 		return nil, err
 	}
-	t := &Transport{world: world, comps: make([][]int, ncomp), timeout: timeout}
+	ub, err := mpi.TagUB()
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{world: world, comps: make([][]int, ncomp), tagUB: ub, timeout: timeout}
 	for w, c := range all {
 		if c < 0 || int(c) >= ncomp {
 			return nil, fmt.Errorf("mpitransport: world rank %d names component %d of %d", w, c, ncomp)
@@ -60,6 +65,10 @@ func (t *Transport) Size() int { return t.world.Size() }
 
 // Components returns each component's world ranks.
 func (t *Transport) Components() [][]int { return t.comps }
+
+// TagUB returns MPI_TAG_UB, which the PML decides (2^23-1 under Open MPI's
+// UCX PML, 2^31-1 under ob1).
+func (t *Transport) TagUB() int { return t.tagUB }
 
 // pending is a point-to-point operation and the datatype it owns.
 type pending struct {

@@ -36,6 +36,10 @@ func (t *Transport) Size() int { return len(t.compOf) }
 // Components returns each component's ranks, in config order.
 func (t *Transport) Components() [][]int { return t.comps }
 
+// TagUB returns the largest caller tag: the 64-bit UCX tag keeps 31 bits
+// for it beside the kind bit and the sender's rank.
+func (t *Transport) TagUB() int { return maxTag - 1 }
+
 // Worker exposes the UCX worker, e.g. to sleep on its event fd.
 func (t *Transport) Worker() *ucx.Worker { return t.w }
 

@@ -39,6 +39,7 @@ var cases = map[string]func(w mpi.Comm, args []string){
 	"drive":       drive,
 	"huge":        huge,
 	"poll":        poll,
+	"tagub":       tagub,
 }
 
 func main() {
