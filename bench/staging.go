@@ -64,11 +64,11 @@ type stageNode struct {
 // embedded etcd.
 type stagePair struct{ prod, cons *stageNode }
 
-func startStageNode(root, name, kvs string, dtl string, tls string) (*stageNode, error) {
+func startStageNode(root, name, kvs, tokenFile string, dtl string, tls string) (*stageNode, error) {
 	n := &stageNode{dir: filepath.Join(root, name, "managed")}
 	sock := filepath.Join(root, name, "agent.sock")
 	o := agent.Options{ProducerDir: n.dir, Socket: sock, KVS: kvs, LogWriter: io.Discard, DTL: dtl, UCXTLS: tls,
-		EtcdDir: filepath.Join(root, name, "etcd")}
+		EtcdDir: filepath.Join(root, name, "etcd"), TokenFile: tokenFile}
 	if err := os.MkdirAll(n.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -97,11 +97,11 @@ func (n *stageNode) close() {
 // ("rpc" or "ucx", with UCX_TLS=tls).
 func newStagePair(root, dtl, tls string) (*stagePair, error) {
 	name := dtl + tls
-	prod, err := startStageNode(root, name+"-prod", "", dtl, tls)
+	prod, err := startStageNode(root, name+"-prod", "", "", dtl, tls)
 	if err != nil {
 		return nil, err
 	}
-	cons, err := startStageNode(root, name+"-cons", prod.agent.KVSEndpoint(), dtl, tls)
+	cons, err := startStageNode(root, name+"-cons", prod.agent.KVSEndpoint(), prod.agent.TokenFile(), dtl, tls)
 	if err != nil {
 		prod.close()
 		return nil, err

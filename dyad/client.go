@@ -198,7 +198,8 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 		return abs, nil
 	}
 	_, err = call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
-		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL)}, c.cfg.TransferTimeout)
+		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL),
+		TimeoutMs: c.cfg.TransferTimeout.Milliseconds()}, c.cfg.TransferTimeout)
 	if err != nil {
 		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
 	}

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
@@ -30,6 +34,9 @@ func stream(ctx context.Context, socket string, req *wire.Msg, timeout time.Dura
 		return fmt.Errorf("dyad: no agent at %s (start one with `couplet agent`): %w", socket, err)
 	}
 	defer c.Close()
+	if err := checkAgentUID(c); err != nil {
+		return fmt.Errorf("dyad: agent at %s: %w", socket, err)
+	}
 	if timeout > 0 {
 		c.SetDeadline(time.Now().Add(timeout))
 	}
@@ -61,4 +68,38 @@ func stream(ctx context.Context, socket string, req *wire.Msg, timeout time.Dura
 			return nil
 		}
 	}
+}
+
+// ErrAgentOwner is wrapped when the process behind the agent socket belongs to another
+// user: it could be a squatter on the socket path, so nothing is sent to it.
+var ErrAgentOwner = errors.New("agent socket owned by another user")
+
+// checkAgentUID checks, with the kernel's word (SO_PEERCRED), that the agent listening on
+// c runs as this user, as root, or as the uid in COUPLET_AGENT_UID.
+func checkAgentUID(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return nil
+	}
+	rc, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return fmt.Errorf("peer credentials: %w", cerr)
+	}
+	if cred.Uid == uint32(os.Getuid()) || cred.Uid == 0 {
+		return nil
+	}
+	if s := os.Getenv("COUPLET_AGENT_UID"); s != "" && s == strconv.FormatUint(uint64(cred.Uid), 10) {
+		return nil
+	}
+	return fmt.Errorf("%w: uid %d (pid %d), not %d, root or $COUPLET_AGENT_UID", ErrAgentOwner, cred.Uid, cred.Pid, os.Getuid())
 }

@@ -73,7 +73,7 @@ func TestFloodExhaustingFDs(t *testing.T) {
 	t.Setenv(nofileEnv, "256")
 	dir := t.TempDir()
 	sock := sockPath(t)
-	sub := startSubAgent(t, agent.Options{ProducerDir: dir, Socket: sock, MaxConns: 100000})
+	sub := startSubAgent(t, agent.Options{ProducerDir: dir, Token: testToken, Socket: sock, MaxConns: 100000})
 	prod := &node{dir: dir, socket: sock, client: newClient(t, dir, sock, nil)}
 	data := randBytes(256<<10, 12)
 	produce(t, prod, "fd.bin", data)

@@ -23,6 +23,9 @@ import (
 
 const agentEnv = "COUPLET_DYAD_TEST_AGENT"
 
+// testToken is the cluster token of the tests' agents, so that they fetch from each other.
+const testToken = "test-cluster-token-5f0c2b9e"
+
 // TestMain doubles as the agent program for subprocess tests: with agentEnv set it runs
 // an agent from the JSON options in that variable until killed.
 func TestMain(m *testing.M) {
@@ -91,7 +94,7 @@ func sockPath(t testing.TB) string {
 func startNode(t testing.TB, kvsURL string, mod func(*agent.Options)) *node {
 	t.Helper()
 	n := &node{dir: filepath.Join(t.TempDir(), "managed"), log: &syncBuf{}, socket: sockPath(t)}
-	o := agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log}
+	o := agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log, Token: testToken}
 	if mod != nil {
 		mod(&o)
 	}

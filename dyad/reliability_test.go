@@ -14,6 +14,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 )
@@ -27,6 +28,12 @@ func sendRaw(t *testing.T, network, addr string, raw []byte) ([]byte, error) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if network == "tcp" {
+		// The bytes go to the request decoder, past the authentication.
+		if err := peerauth.Client(c, []byte(testToken), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	c.Write(raw)
 	if tc, ok := c.(interface{ CloseWrite() error }); ok {
@@ -87,7 +94,7 @@ func TestAgentSurvivesBadRequests(t *testing.T) {
 	if err := wire.Write(io.Discard, &wire.Msg{Op: wire.OpFetch, Path: strings.Repeat("a/", wire.MaxFrame)}); err == nil {
 		t.Error("an oversize fetch was encoded")
 	}
-	if m := rawFetch(t, prod.agent.Addr(), "", strings.Repeat("d/", 2000)+"x"); m.Op != wire.OpError {
+	if m := rawFetch(t, prod.agent.Addr(), testToken, strings.Repeat("d/", 2000)+"x"); m.Op != wire.OpError {
 		t.Errorf("fetch of a 4 KB path that does not exist: %v", m.Op)
 	}
 	consumeCheck(t, cons, "good.bin", data)
@@ -106,6 +113,9 @@ func rawFetchOp(t *testing.T, addr string, m *wire.Msg) *wire.Msg {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if err := peerauth.Client(c, []byte(testToken), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	if err := wire.Write(c, m); err != nil {
 		t.Fatal(err)
@@ -133,6 +143,9 @@ func hostileOwner(t *testing.T, reply func(size int64) []byte, size int64) strin
 			}
 			go func() {
 				defer c.Close()
+				if err := peerauth.Server(c, []byte(testToken), 5*time.Second); err != nil {
+					return
+				}
 				if _, err := wire.Read(c); err != nil {
 					return
 				}
@@ -218,7 +231,7 @@ func TestDiskFullWhileStaging(t *testing.T) {
 	prod := startNode(t, "", nil)
 	dir := filepath.Join(small, "managed")
 	sock := sockPath(t)
-	a, err := agent.Start(agent.Options{ProducerDir: dir, Socket: sock, KVS: prod.agent.KVSEndpoint(), LogWriter: &syncBuf{},
+	a, err := agent.Start(agent.Options{ProducerDir: dir, Token: testToken, Socket: sock, KVS: prod.agent.KVSEndpoint(), LogWriter: &syncBuf{},
 		StateDir: filepath.Join(t.TempDir(), "state")})
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +244,9 @@ func TestDiskFullWhileStaging(t *testing.T) {
 	_, err = c.Consume("big.bin")
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
 		t.Fatalf("staging 4 MiB into 1 MiB: err = %v, want no space left on device", err)
+	}
+	if n := prod.agent.Counters()["fetches_served"]; n != 0 {
+		t.Errorf("producer served %d fetches: the free-space check must refuse before fetching", n)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("partial file left: %v", err)
@@ -257,7 +273,7 @@ func TestAgentRestartKeepsMetadata(t *testing.T) {
 	listen, _ := etcdkv.FreeLoopbackAddr()
 	ec, _ := etcdkv.FreeLoopbackAddr()
 	ep, _ := etcdkv.FreeLoopbackAddr()
-	o := agent.Options{ProducerDir: dir, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep}
+	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep}
 	sub := startSubAgent(t, o)
 	cons := startNode(t, sub.kvs, nil)
 	pc := newClient(t, dir, o.Socket, nil)
@@ -315,7 +331,7 @@ func TestConsumerAgentRestart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cons")
 	os.MkdirAll(dir, 0o755)
 	listen, _ := etcdkv.FreeLoopbackAddr()
-	o := agent.Options{ProducerDir: dir, Listen: listen, Socket: sockPath(t), KVS: prod.agent.KVSEndpoint()}
+	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), KVS: prod.agent.KVSEndpoint()}
 	sub := startSubAgent(t, o)
 	waiter := newClient(t, dir, o.Socket, func(c *dyad.Config) { c.Timeout = 30 * time.Second })
 	data := randBytes(100<<10, 28)

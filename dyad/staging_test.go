@@ -13,6 +13,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
@@ -178,7 +179,8 @@ func TestSharedStorageOnlySynchronises(t *testing.T) {
 	}
 }
 
-// rawFetch sends one fetch to an agent and returns the first reply.
+// rawFetch authenticates with token (a wrong one when empty), sends one fetch to an
+// agent and returns the first reply; a refused authentication comes back as an OpError.
 func rawFetch(t *testing.T, addr, token, path string) *wire.Msg {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -186,8 +188,14 @@ func rawFetch(t *testing.T, addr, token, path string) *wire.Msg {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if token == "" {
+		token = "not-the-token"
+	}
+	if err := peerauth.Client(c, []byte(token), 5*time.Second); err != nil {
+		return &wire.Msg{Op: wire.OpError, Err: err.Error()}
+	}
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := wire.Write(c, &wire.Msg{Op: wire.OpFetch, Token: token, Path: path}); err != nil {
+	if err := wire.Write(c, &wire.Msg{Op: wire.OpFetch, Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := wire.Read(c)
@@ -211,7 +219,7 @@ func TestPathConfinement(t *testing.T) {
 	}
 	bad := []string{"../secret", "sub/../../secret", "/etc/passwd", "sub/link", "dirlink/secret", ".couplet/agent/etcd/member/snap/db", ""}
 	for _, p := range bad {
-		m := rawFetch(t, prod.agent.Addr(), "", p)
+		m := rawFetch(t, prod.agent.Addr(), testToken, p)
 		if m.Op != wire.OpError || !strings.Contains(m.Err, "rejected") {
 			t.Errorf("fetch %q = %v %q, want rejected", p, m.Op, m.Err)
 		}
@@ -225,7 +233,7 @@ func TestPathConfinement(t *testing.T) {
 			t.Errorf("rejection of %q not logged; log:\n%s", p, logs)
 		}
 	}
-	if m := rawFetch(t, prod.agent.Addr(), "", "ok.bin"); m.Op != wire.OpHeader || m.Meta.Size != 4 {
+	if m := rawFetch(t, prod.agent.Addr(), testToken, "ok.bin"); m.Op != wire.OpHeader || m.Meta.Size != 4 {
 		t.Errorf("legitimate fetch = %+v", m)
 	}
 	// The client refuses to produce outside its managed directory, too.
@@ -256,7 +264,7 @@ func TestTokenRequired(t *testing.T) {
 	if n := prod.agent.Counters()["unauthorized"]; n != 3 {
 		t.Errorf("unauthorized counter = %d, want 3", n)
 	}
-	if !strings.Contains(prod.log.String(), "wrong or missing token") {
+	if !strings.Contains(prod.log.String(), "did not prove it holds the cluster token") {
 		t.Error("refusal not logged")
 	}
 	good := startNode(t, prod.agent.KVSEndpoint(), tok("s3cret"))
@@ -268,7 +276,7 @@ func TestKillProducerAgentMidTransfer(t *testing.T) {
 	listen, _ := etcdkv.FreeLoopbackAddr()
 	ec, _ := etcdkv.FreeLoopbackAddr()
 	ep, _ := etcdkv.FreeLoopbackAddr()
-	o := agent.Options{ProducerDir: dir, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
+	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
 		ChunkSize: 256 << 10, ChunkDelay: 25 * time.Millisecond}
 	sub := startSubAgent(t, o)
 	cons := startNode(t, sub.kvs, nil)

@@ -171,7 +171,7 @@ func TestUCXKillProducerAgentMidTransfer(t *testing.T) {
 			listen, _ := etcdkv.FreeLoopbackAddr()
 			ec, _ := etcdkv.FreeLoopbackAddr()
 			ep, _ := etcdkv.FreeLoopbackAddr()
-			o := agent.Options{ProducerDir: dir, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
+			o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
 				ChunkSize: 256 << 10, ChunkDelay: 25 * time.Millisecond}
 			ucxOpts(tls, 1<<20, 2)(&o)
 			sub := startSubAgent(t, o)

@@ -23,7 +23,14 @@ rpc DTL, serves local dyad clients on a Unix socket, keeps the node's metadata c
 hosts an embedded etcd (default) or joins one with --kvs etcd://host:port,...
 
 The producer directory defaults to $DYAD_PATH_PRODUCER and the socket to
-$COUPLET_AGENT_SOCKET. Listening on a non-loopback address requires --token.`,
+$COUPLET_AGENT_SOCKET.
+
+Peers prove they hold the cluster token (a challenge-response; the token never crosses
+the wire). Give it with --token-file (mode 0600) or $COUPLET_AGENT_TOKEN, never on the
+command line, where every local user could read it. Without one, a token is generated
+into STATE_DIR/token on first start; other agents of this user on this node join with
+--token-file pointing at it. Listening on a non-loopback address requires an explicit
+token.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -35,7 +42,7 @@ $COUPLET_AGENT_SOCKET. Listening on a non-loopback address requires --token.`,
 			if o.ProducerDir == "" {
 				return fmt.Errorf("agent: give the producer directory as an argument or DYAD_PATH_PRODUCER")
 			}
-			if o.Token == "" {
+			if o.TokenFile == "" {
 				o.Token = os.Getenv("COUPLET_AGENT_TOKEN")
 			}
 			a, err := agent.Start(o)
@@ -67,10 +74,10 @@ $COUPLET_AGENT_SOCKET. Listening on a non-loopback address requires --token.`,
 	if def == "" {
 		def = dyad.DefaultSocket
 	}
-	f.StringVar(&o.Listen, "listen", "127.0.0.1:0", "TCP address of the rpc DTL (non-loopback needs --token)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:0", "TCP address of the rpc DTL (non-loopback needs --token-file or COUPLET_AGENT_TOKEN)")
 	f.StringVar(&o.Advertise, "advertise", "", "address published as the owner of produced files (default: the listen address)")
 	f.StringVar(&o.Socket, "socket", def, "Unix socket for local clients")
-	f.StringVar(&o.Token, "token", "", "shared token peers must present (or COUPLET_AGENT_TOKEN)")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the cluster token, mode 0600 (or COUPLET_AGENT_TOKEN; default: generated into the state dir)")
 	f.StringVar(&o.KVS, "kvs", "", "join an etcd cluster (etcd://host:port,...) instead of embedding one")
 	f.StringVar(&o.StateDir, "state-dir", "", "agent state (default PRODUCER_DIR/.couplet/agent)")
 	f.StringVar(&o.EtcdClient, "etcd-client", "", "embedded etcd client address (default a free loopback port)")
@@ -82,6 +89,11 @@ $COUPLET_AGENT_SOCKET. Listening on a non-loopback address requires --token.`,
 	f.IntVar(&o.ChunkSize, "chunk", 0, "largest chunk in bytes (0: the DTL's default)")
 	f.DurationVar(&o.ChunkDelay, "chunk-delay", 0, "sleep after each served chunk (throttling for demos)")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", 30*time.Second, "end a transfer whose peer is silent this long")
+	f.Int64Var(&o.MaxFileSize, "max-file-size", 0, "refuse to stage files larger than this many bytes (0: no cap)")
+	f.Int64Var(&o.MinFree, "min-free", 0, "free bytes a staging must leave on the destination file system")
+	f.BoolVar(&o.RefuseHardLinks, "refuse-hard-links", false, "refuse to serve files with more than one hard link")
+	f.IntVar(&o.MaxConns, "max-conns", 0, "connections served at once (0: 4096, less with a low RLIMIT_NOFILE)")
+	f.DurationVar(&o.PreAuthTimeout, "pre-auth-timeout", 5*time.Second, "time a new connection has to authenticate and send its request")
 	f.StringVar(&readyFile, "ready-file", "", "write addr/socket/kvs here once serving")
 	root.AddCommand(cmd)
 }

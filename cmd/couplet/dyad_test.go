@@ -34,7 +34,7 @@ func TestDyadCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := agent.Start(agent.Options{ProducerDir: filepath.Join(tmp, "B"), Socket: filepath.Join(sockDir, "b"), KVS: a.KVSEndpoint()})
+	b, err := agent.Start(agent.Options{ProducerDir: filepath.Join(tmp, "B"), Socket: filepath.Join(sockDir, "b"), KVS: a.KVSEndpoint(), TokenFile: a.TokenFile()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,12 @@ type Options struct {
 	Advertise string
 	// Socket is the Unix socket for local clients (default dyad.DefaultSocket).
 	Socket string
-	// Token is the shared secret peers must present; required when Listen is not loopback.
-	Token string
+	// Token is the cluster's shared secret: peers prove they hold it (challenge-response)
+	// and it is never sent. An explicit Token or TokenFile is required when Listen is not
+	// loopback; without one, a token is generated into StateDir/token (mode 0600).
+	Token string `json:",omitempty"`
+	// TokenFile holds the token (mode 0600 or stricter); used when Token is empty.
+	TokenFile string
 	// KVS is "" for an embedded etcd, or "etcd://host:port,..." to join a cluster.
 	KVS string
 	// EtcdDir is the embedded etcd's data directory (default StateDir/etcd).
@@ -75,6 +79,13 @@ type Options struct {
 	// or less when RLIMIT_NOFILE is low). When full, the oldest connection that has not
 	// yet authenticated and sent its request is closed to make room.
 	MaxConns int
+	// MaxFileSize caps the size of a file this agent stages (0: no cap). A larger
+	// declared size is refused before any byte is written.
+	MaxFileSize int64
+	// MinFree is the free space a staging must leave on the destination's file system.
+	MinFree int64
+	// RefuseHardLinks refuses to serve a file with more than one hard link.
+	RefuseHardLinks bool
 	// PreAuthTimeout is how long a new connection has to authenticate and send its
 	// request (default 5 s).
 	PreAuthTimeout time.Duration
@@ -104,6 +115,10 @@ type Agent struct {
 	chunkCap int64
 	// gate bounds the connections of both listeners.
 	gate gate
+	// cacheStarted says that the cache's watch runs (Close waits for it).
+	cacheStarted bool
+	// internal holds the identities of the directories never served (internalDirs).
+	internal []fileID
 }
 
 type counters struct {
@@ -155,9 +170,6 @@ func Start(o Options) (a *Agent, err error) {
 	if o.PreAuthTimeout <= 0 {
 		o.PreAuthTimeout = 5 * time.Second
 	}
-	if err := requireTokenOffLoopback(o.Listen, o.Token); err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(o.ProducerDir, 0o755); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -170,9 +182,10 @@ func Start(o Options) (a *Agent, err error) {
 	a = &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
 	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
+	ag := a // the returns below clear a
 	defer func() {
 		if err != nil {
-			a.Close()
+			ag.Close()
 		}
 	}()
 	if err := a.openLogs(); err != nil {
@@ -180,6 +193,13 @@ func Start(o Options) (a *Agent, err error) {
 	}
 	if a.root, err = os.OpenRoot(o.ProducerDir); err != nil {
 		return nil, fmt.Errorf("agent: producer directory: %w", err)
+	}
+	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("agent: state directory: %w", err)
+	}
+	a.internalDirs()
+	if err := a.resolveToken(); err != nil {
+		return nil, err
 	}
 	if err := a.openKVS(); err != nil {
 		return nil, err
@@ -195,6 +215,7 @@ func Start(o Options) (a *Agent, err error) {
 		return nil, fmt.Errorf("agent: listen %s: %w", o.Socket, err)
 	}
 	os.Chmod(o.Socket, 0o600)
+	a.cacheStarted = true
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
 		return nil, err
 	}
@@ -272,21 +293,6 @@ func (a *Agent) openKVS() error {
 	return nil
 }
 
-// requireTokenOffLoopback refuses a non-loopback listener without a token.
-func requireTokenOffLoopback(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("agent: bad listen address %q: %w", addr, err)
-	}
-	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
-		return nil
-	}
-	if token == "" {
-		return fmt.Errorf("agent: listening on non-loopback address %q requires a token (--token or COUPLET_AGENT_TOKEN)", addr)
-	}
-	return nil
-}
-
 // Addr returns the address peers fetch from (the published owner address).
 func (a *Agent) Addr() string { return a.opts.Advertise }
 
@@ -329,7 +335,9 @@ func (a *Agent) Close() error {
 	}
 	a.wg.Wait()
 	a.closeUCX()
-	a.cache.wait()
+	if a.cacheStarted {
+		a.cache.wait()
+	}
 	if a.kv != nil {
 		a.kv.Close()
 	}

@@ -103,7 +103,19 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			}
 			dtl = d
 		}
-		if err := a.stage(ctx, m.NS, m.Meta, m.Dest, m.Path, dtl); err != nil {
+		// The staging runs under its client's deadline and ends when the client goes away.
+		sctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if m.TimeoutMs > 0 {
+			sctx, cancel = context.WithTimeout(sctx, time.Duration(m.TimeoutMs)*time.Millisecond)
+			defer cancel()
+		}
+		go func() {
+			var b [1]byte
+			c.Read(b[:])
+			cancel()
+		}()
+		if err := a.stage(sctx, m.NS, m.Meta, m.Dest, m.Path, dtl); err != nil {
 			return err
 		}
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: m.Meta})

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -11,23 +10,26 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad/ofd"
+	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
 // serveRemote answers one fetch from a peer agent: a header, the file in chunks, an end.
 func (a *Agent) serveRemote(c *gated) {
+	// The peer proves it holds the token before it may send anything else.
+	if err := peerauth.Server(c, []byte(a.opts.Token), a.opts.PreAuthTimeout); err != nil {
+		if errors.Is(err, peerauth.ErrUnauthorized) {
+			a.ctr.unauthorized.Add(1)
+			a.errs.Printf("refused a peer at %s: %v", c.RemoteAddr(), err)
+		}
+		return
+	}
 	c.SetReadDeadline(time.Now().Add(a.opts.PreAuthTimeout))
 	m, err := wire.Read(c)
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
 			a.errs.Printf("bad request from %s: %v", c.RemoteAddr(), err)
 		}
-		return
-	}
-	if a.opts.Token != "" && subtle.ConstantTimeCompare([]byte(m.Token), []byte(a.opts.Token)) != 1 {
-		a.ctr.unauthorized.Add(1)
-		a.errs.Printf("refused %v from %s: wrong or missing token", m.Op, c.RemoteAddr())
-		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: "unauthorized: wrong or missing token"})
 		return
 	}
 	c.authed()
@@ -80,6 +82,10 @@ func (a *Agent) openConfined(upath string) (*os.File, error) {
 	if err != nil || !st.Mode().IsRegular() {
 		f.Close()
 		return nil, fmt.Errorf("%q is not a regular file", upath)
+	}
+	if err := a.checkResolved(f, st); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%q: %w", upath, err)
 	}
 	return f, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
@@ -61,6 +62,9 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 				}
 			}
 		}
+		if err := a.checkRoom(filepath.Dir(dest), meta.Size); err != nil {
+			return fmt.Errorf("refused %q version %d: %w", meta.Path, meta.Version, err)
+		}
 		n, err := a.fetchDTL(ctx, dtl, meta, dest)
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
@@ -80,7 +84,7 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 }
 
 func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
-	d, err := a.startDownload(ctx, meta, dest, &wire.Msg{Op: wire.OpFetch, Token: a.opts.Token, Path: meta.Path, Version: meta.Version})
+	d, err := a.startDownload(ctx, meta, dest, &wire.Msg{Op: wire.OpFetch, Path: meta.Path, Version: meta.Version})
 	if err != nil {
 		return 0, err
 	}
@@ -144,6 +148,9 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	fail := func(err error) (*download, error) {
 		d.end(err)
 		return nil, err
+	}
+	if err := peerauth.Client(c, []byte(a.opts.Token), d.a.opts.IdleTimeout); err != nil {
+		return fail(err)
 	}
 	d.idle()
 	if err := wire.Write(c, req); err != nil {

@@ -28,7 +28,7 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 	defer func() { un.putWindow(win, reuse) }()
 	defer un.progress()()
 
-	req := &wire.Msg{Op: wire.OpFetchUCX, Token: a.opts.Token, Path: meta.Path, Version: meta.Version,
+	req := &wire.Msg{Op: wire.OpFetchUCX, Path: meta.Path, Version: meta.Version,
 		Win: &wire.Window{Worker: un.addr, Addr: win.mem.Addr(), Rkey: win.rkey, SlotSize: un.slot, Slots: un.slots}}
 	d, err := a.startDownload(ctx, meta, dest, req)
 	if err != nil {

@@ -47,7 +47,8 @@ func run(n, size int) error {
 		return err
 	}
 	defer a.Close()
-	b, err := agent.Start(agent.Options{ProducerDir: nodeB, Socket: filepath.Join(tmp, "b.sock"), KVS: a.KVSEndpoint()})
+	b, err := agent.Start(agent.Options{ProducerDir: nodeB, Socket: filepath.Join(tmp, "b.sock"), KVS: a.KVSEndpoint(),
+		TokenFile: a.TokenFile()}) // A generated the cluster token; B proves it holds it too
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(st os.FileInfo) (fileID, bool) {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{uint64(s.Dev), s.Ino}, true
+}
+
+// internalDirs records the identities of the directories the agent never serves from:
+// its state directory and the producer directory's .couplet (locks, sidecars, partial
+// downloads). Checking identities, not path text, also catches a symlink into them.
+func (a *Agent) internalDirs() {
+	os.MkdirAll(filepath.Join(a.opts.ProducerDir, ".couplet"), 0o755)
+	for _, d := range []string{a.opts.StateDir, filepath.Join(a.opts.ProducerDir, ".couplet")} {
+		if st, err := os.Stat(d); err == nil {
+			if id, ok := idOf(st); ok {
+				a.internal = append(a.internal, id)
+			}
+		}
+	}
+}
+
+// checkResolved refuses f when the file it resolved to lies inside the agent's internal
+// state, or (with RefuseHardLinks) when it has other hard links, which could make a file
+// from outside the managed directory appear inside it.
+func (a *Agent) checkResolved(f *os.File, st os.FileInfo) error {
+	if a.opts.RefuseHardLinks {
+		if s, ok := st.Sys().(*syscall.Stat_t); ok && s.Nlink > 1 {
+			return fmt.Errorf("it has %d hard links", s.Nlink)
+		}
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		return fmt.Errorf("cannot resolve it: %w", err)
+	}
+	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
+		ds, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("cannot check %s: %w", p, err)
+		}
+		if id, ok := idOf(ds); ok {
+			for _, in := range a.internal {
+				if id == in {
+					return errors.New("it is in couplet's internal state")
+				}
+			}
+		}
+		if p == "/" || p == "." {
+			return nil
+		}
+	}
+}
+
+// errTooBig and errNoSpace refuse a staging before any byte is written.
+var errTooBig = errors.New("file exceeds the agent's size cap")
+
+// checkRoom refuses a staging of size bytes into dir when it exceeds MaxFileSize or the
+// free space of dir's file system (less MinFree).
+func (a *Agent) checkRoom(dir string, size int64) error {
+	if a.opts.MaxFileSize > 0 && size > a.opts.MaxFileSize {
+		return fmt.Errorf("%w: declared %d bytes, cap %d (--max-file-size)", errTooBig, size, a.opts.MaxFileSize)
+	}
+	// The destination directory may not exist yet: ask the nearest ancestor that does.
+	p := dir
+	var fs unix.Statfs_t
+	for {
+		err := unix.Statfs(p, &fs)
+		if err == nil {
+			break
+		}
+		if q := filepath.Dir(p); q != p && errors.Is(err, unix.ENOENT) {
+			p = q
+			continue
+		}
+		return fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	free := int64(fs.Bavail) * fs.Bsize
+	if size > free-a.opts.MinFree {
+		return fmt.Errorf("%d bytes declared, %d free in %s (keeping %d): %w", size, free, p, a.opts.MinFree, syscall.ENOSPC)
+	}
+	return nil
+}
