@@ -10,12 +10,12 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-.PHONY: deps build test check-tree demo demo-file demo-dyad bench lint fuzz clean
+.PHONY: deps build test cluster-test check-tree demo demo-file demo-dyad bench lint fuzz clean
 
 deps:
 	@missing=""; \
 	for p in ompi-c ucx pnetcdf; do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
-	for c in mpirun ncmpidump ncvalidator ncdump etcd etcdctl gfortran g++ ip setpriv; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	for c in mpirun ncmpidump ncvalidator ncdump etcd etcdctl gfortran g++ ip setpriv nsenter unshare; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing="$$missing python3-pytest"; \
 	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
 	echo "deps: missing:$$missing"; \
@@ -25,6 +25,12 @@ deps:
 	else \
 	  echo "deps: run as root:  sudo apt-get update && sudo apt-get install -y $(PKGS)"; exit 1; \
 	fi
+
+# A virtual cluster of three namespace nodes (own network stack, hostname,
+# /tmp) on a bridge, Open MPI across them, a 3-member etcd, an agent per node,
+# and faults; needs root (it skips otherwise). cluster/cluster_test.go.
+cluster-test: deps
+	COUPLET_CLUSTER=1 $(GO) test -count=1 -timeout 15m -v -run '^TestCluster$$' ./cluster/
 
 # No tracked file over 1 MiB and no tracked ELF binary.
 check-tree:
