@@ -17,6 +17,9 @@ type env struct {
 	etcd *Etcd
 	mpi  []string
 	bin  map[string]string
+
+	agents    map[int]*Proc // each node's couplet agent
+	dyadExtra []string      // more environment for dyad clients
 }
 
 // programs are built once into the shared work directory.
@@ -44,7 +47,7 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(work) })
-	e := &env{bin: map[string]string{}}
+	e := &env{bin: map[string]string{}, agents: map[int]*Proc{}}
 	start := time.Now()
 	for name, pkg := range programs {
 		out := filepath.Join(work, "bin", name)
@@ -95,6 +98,11 @@ func TestCluster(t *testing.T) {
 	run(t, "mpirun-across-nodes", e.mpirunAcrossNodes)
 	run(t, "coupling-one-mpirun", e.couplingOneMPIRun)
 	run(t, "coupling-separate-launches-ucx-tcp", func(t *testing.T) { e.couplingSeparateUCX(t, "separate") })
+	if !run(t, "agents-on-every-node", e.startAgents) {
+		return
+	}
+	run(t, "staging-across-nodes-rpc", func(t *testing.T) { e.stagingAcrossNodes(t, "rpc") })
+	run(t, "staging-across-nodes-ucx", func(t *testing.T) { e.stagingAcrossNodes(t, "ucx") })
 }
 
 // mpirunAcrossNodes launches one rank per node from node 1 and checks each
