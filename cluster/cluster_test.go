@@ -103,6 +103,10 @@ func TestCluster(t *testing.T) {
 	}
 	run(t, "staging-across-nodes-rpc", func(t *testing.T) { e.stagingAcrossNodes(t, "rpc") })
 	run(t, "staging-across-nodes-ucx", func(t *testing.T) { e.stagingAcrossNodes(t, "ucx") })
+	run(t, "fault-one-etcd-member-down", e.etcdOneDown)
+	run(t, "fault-etcd-quorum-lost-and-back", e.etcdQuorumLost)
+	run(t, "fault-link-down-then-up", e.linkDownUp)
+	run(t, "fault-node-dies-mid-transfer", e.nodeDiesMidTransfer)
 }
 
 // mpirunAcrossNodes launches one rank per node from node 1 and checks each

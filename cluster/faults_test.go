@@ -1,0 +1,187 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// etcdOneDown kills node 1's etcd member (the first endpoint every client
+// tries): coupling across separate launches and staging carry on over the
+// other two. The member then comes back.
+func (e *env) etcdOneDown(t *testing.T) {
+	e.etcd.Kill(0)
+	t.Cleanup(func() { e.restartEtcd(t, 0) })
+	e.couplingSeparateUCX(t, "one-member-down")
+	e.stagingAcrossNodes(t, "rpc-one-member-down")
+}
+
+// restartEtcd brings member i back and waits until it is healthy.
+func (e *env) restartEtcd(t *testing.T, members ...int) {
+	for _, i := range members {
+		if err := e.etcd.Start(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.etcd.WaitHealthy(90*time.Second, members...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// etcdQuorumLost kills two of the three members: publishing a file and
+// waiting for one fail with a clear error within their timeout, never
+// hang; once the members return, staging works again.
+func (e *env) etcdQuorumLost(t *testing.T) {
+	e.etcd.Kill(0)
+	e.etcd.Kill(1)
+	rel := "quorum/lost.bin"
+	path := e.c.Nodes[0].Tmp(filepath.Join(prodDir, rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("written while etcd has no quorum\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		node int
+		op   string
+	}{{0, "produce"}, {2, "consume"}} {
+		start := time.Now()
+		out, err := e.dyadTimeout(c.node, "10s", time.Minute, "rpc", c.op, rel)
+		took := time.Since(start)
+		if err == nil {
+			t.Fatalf("%s without etcd quorum succeeded:\n%s", c.op, out)
+		}
+		if strings.Contains(err.Error(), "still running") {
+			t.Fatalf("%s without etcd quorum hung: %v", c.op, err)
+		}
+		t.Logf("%s without quorum failed after %v: %s", c.op, took.Round(time.Millisecond), lastLine(out))
+	}
+	if _, err := os.Stat(e.c.Nodes[2].Tmp(filepath.Join(consDir, rel))); err == nil {
+		t.Errorf("node3 has %s although it was never published", rel)
+	}
+	start := time.Now()
+	e.restartEtcd(t, 0, 1)
+	t.Logf("quorum back in %v", time.Since(start).Round(time.Millisecond))
+	e.stagingAcrossNodes(t, "rpc-after-quorum")
+}
+
+// dyadTimeout is dyad with COUPLET_DYAD_TIMEOUT set.
+func (e *env) dyadTimeout(i int, kvsTimeout string, timeout time.Duration, dtl string, args ...string) (string, error) {
+	old := e.dyadExtra
+	e.dyadExtra = []string{"COUPLET_DYAD_TIMEOUT=" + kvsTimeout}
+	defer func() { e.dyadExtra = old }()
+	return e.dyad(i, timeout, dtl, args...)
+}
+
+// lastLine returns the last non-empty line of out.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// nodeDiesMidTransfer kills every process of node 1 (its agent, its etcd
+// member) while node 3 stages a file from it: the consumer fails with a
+// clear error, no partial file is left, and once node 1 is back (etcd
+// member, agent) staging works again.
+func (e *env) nodeDiesMidTransfer(t *testing.T) {
+	// A throttled producer agent, so the transfer is surely under way.
+	e.agents[0].Kill()
+	e.startAgent(t, 0, "--chunk", "1048576", "--chunk-delay", "300ms")
+	rel := "kill/big.bin"
+	e.produce(t, 0, rel, 32<<20)
+	env := e.dyadEnv("rpc")
+	cons, err := e.c.Nodes[2].Start(env, e.bin["couplet"], "dyad", "consume", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := e.c.Nodes[2].Tmp(filepath.Join(consDir, filepath.Dir(rel)))
+	deadline := time.After(90 * time.Second)
+	for !partialIn(dir) {
+		select {
+		case <-cons.Done():
+			t.Fatalf("consume ended before node1 died: %v\n%s", cons.Wait(0), cons.Output())
+		case <-deadline:
+			t.Fatalf("no transfer under way after 90s: %s", cons.Output())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	killed := e.c.Nodes[0].KillAll()
+	start := time.Now()
+	err = cons.Wait(2 * time.Minute)
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("consume succeeded although node1 died mid-transfer:\n%s", cons.Output())
+	}
+	if strings.Contains(err.Error(), "still running") {
+		t.Fatalf("consume hung after node1 died: %v", err)
+	}
+	t.Logf("killed %d processes of node1; the consumer failed after %v: %s", killed, took.Round(time.Millisecond), lastLine(cons.Output()))
+	ents, _ := os.ReadDir(dir)
+	for _, en := range ents {
+		t.Errorf("node3 keeps %s after the failed transfer", en.Name())
+	}
+	// Node 1 reboots: its etcd member and its agent come back.
+	start = time.Now()
+	e.restartEtcd(t, 0)
+	e.startAgent(t, 0)
+	t.Logf("node1 back in %v", time.Since(start).Round(time.Millisecond))
+	e.stagingAcrossNodes(t, "rpc-after-node-death")
+}
+
+// partialIn reports whether dir holds a staging's temporary file with
+// bytes in it.
+func partialIn(dir string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, en := range ents {
+		if strings.HasPrefix(en.Name(), ".couplet-tmp-") {
+			if fi, err := en.Info(); err == nil && fi.Size() > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// linkDownUp takes node 3's link down: its consume fails with a clear
+// error within the timeout (its etcd member is cut off and the producer is
+// unreachable). Once the link is back, the same consume succeeds.
+func (e *env) linkDownUp(t *testing.T) {
+	rel := "link/field.bin"
+	data := e.produce(t, 0, rel, 4<<20)
+	if err := e.c.Nodes[2].LinkDown(); err != nil {
+		t.Fatal(err)
+	}
+	up := false
+	t.Cleanup(func() {
+		if !up {
+			e.c.Nodes[2].LinkUp()
+		}
+	})
+	start := time.Now()
+	out, err := e.dyadTimeout(2, "10s", 2*time.Minute, "rpc", "consume", rel)
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("consume with node3's link down succeeded:\n%s", out)
+	}
+	if strings.Contains(err.Error(), "still running") {
+		t.Fatalf("consume with node3's link down hung: %v", err)
+	}
+	t.Logf("link down: consume failed after %v: %s", took.Round(time.Millisecond), lastLine(out))
+	if err := e.c.Nodes[2].LinkUp(); err != nil {
+		t.Fatal(err)
+	}
+	up = true
+	start = time.Now()
+	if err := e.etcd.WaitHealthy(90*time.Second, 2); err != nil {
+		t.Fatal(err)
+	}
+	out, err = e.dyad(2, 2*time.Minute, "rpc", "consume", rel)
+	if err != nil {
+		t.Fatalf("consume after the link came back: %v\n%s", err, out)
+	}
+	t.Logf("link up: staged after %v", time.Since(start).Round(time.Millisecond))
+	e.wantStaged(t, 2, 0, rel, data)
+}
