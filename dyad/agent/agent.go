@@ -115,6 +115,8 @@ type Agent struct {
 	chunkCap int64
 	// gate bounds the connections of both listeners.
 	gate gate
+	// signKey signs and verifies metadata records (derived from the token).
+	signKey []byte
 	// cacheStarted says that the cache's watch runs (Close waits for it).
 	cacheStarted bool
 	// internal holds the identities of the directories never served (internalDirs).
@@ -124,7 +126,7 @@ type Agent struct {
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
-	connsAccepted, connsEvicted, connsRefused, acceptErrors atomic.Int64
+	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -201,6 +203,7 @@ func Start(o Options) (a *Agent, err error) {
 	if err := a.resolveToken(); err != nil {
 		return nil, err
 	}
+	a.signKey = signingKey(a.opts.Token)
 	if err := a.openKVS(); err != nil {
 		return nil, err
 	}
@@ -320,6 +323,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"ucx_fetches_served": c.ucxFetchesServed.Load(),
 		"conns_accepted":     c.connsAccepted.Load(), "conns_evicted": c.connsEvicted.Load(),
 		"conns_refused": c.connsRefused.Load(), "accept_errors": c.acceptErrors.Load(),
+		"bad_signatures": c.badSignatures.Load(),
 	}
 }
 

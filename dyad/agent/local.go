@@ -55,12 +55,12 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 		if err != nil {
 			return err
 		}
-		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(meta)})
 	case wire.OpLookup:
 		meta, ok := a.cache.get(fullKey(m.NS, m.Key))
 		if ok && meta.Version >= m.MinVersion {
 			a.ctr.cacheHits.Add(1)
-			return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+			return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(meta)})
 		}
 		a.ctr.cacheMisses.Add(1)
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
@@ -90,7 +90,7 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			return err
 		}
 		a.cache.put(fullKey(m.NS, m.Key), meta)
-		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: meta})
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(meta)})
 	case wire.OpStage:
 		if m.Meta == nil || m.Dest == "" || m.Path == "" {
 			return errors.New("stage needs metadata, a destination and a sidecar path")
@@ -115,10 +115,15 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			c.Read(b[:])
 			cancel()
 		}()
-		if err := a.stage(sctx, m.NS, m.Meta, m.Dest, m.Path, dtl); err != nil {
+		// Stage by the signed record in the KVS, never by what the client passed on.
+		rec, err := a.signedRecord(sctx, m.NS, m.Meta)
+		if err != nil {
 			return err
 		}
-		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: m.Meta})
+		if err := a.stage(sctx, m.NS, rec, m.Dest, m.Path, dtl); err != nil {
+			return err
+		}
+		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(rec)})
 	case wire.OpList:
 		es, _, err := nsKV(a.kv, m.NS).List(ctx, m.Key)
 		if err != nil {
@@ -129,7 +134,7 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			if err != nil {
 				continue
 			}
-			if err := wire.Write(c, &wire.Msg{Op: wire.OpMeta, Meta: meta}); err != nil {
+			if err := wire.Write(c, &wire.Msg{Op: wire.OpMeta, Meta: clientMeta(meta)}); err != nil {
 				return err
 			}
 		}
@@ -161,7 +166,15 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		a.errs.Printf("rejected publish of %q: %v", in.Path, err)
 		return nil, fmt.Errorf("rejected %q: %w", in.Path, err)
 	}
+	// The record names the content's hash, taken by this agent from the file it serves.
+	sum, n, err := hashFile(f)
 	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("hash %q: %w", in.Path, err)
+	}
+	if n != in.Size {
+		return nil, fmt.Errorf("%q has %d bytes, the publish says %d (still being written?)", in.Path, n, in.Size)
+	}
 	var out *wire.Meta
 	_, err = nsKV(a.kv, m.NS).Update(ctx, in.Key, func(old []byte, found bool) ([]byte, error) {
 		next := *in
@@ -171,6 +184,8 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 				next.Version = om.Version + 1
 			}
 		}
+		next.Hash = sum
+		a.sign(&next)
 		out = &next
 		return wire.EncodeMeta(&next)
 	})

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
 		}
-		b, err := wire.EncodeMeta(meta)
+		b, err := wire.EncodeMeta(clientMeta(meta))
 		if err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		if _, err := readFull(d.c, p, d.idle); err != nil {
 			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
-		d.sum.Write(p)
+		d.add(p)
 		if _, err := d.tmp.Write(p); err != nil {
 			return n, err
 		}
@@ -132,6 +133,14 @@ type download struct {
 	dest string
 	tmp  *os.File
 	sum  hash.Hash32
+	// content is the hash the signed record names, checked at commit.
+	content hash.Hash
+}
+
+// add runs p, the next bytes of the file, through the checksum and the content hash.
+func (d *download) add(p []byte) {
+	d.sum.Write(p)
+	d.content.Write(p)
 }
 
 // startDownload dials the owner, sends req, checks the owner's header against
@@ -143,7 +152,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	if err != nil {
 		return nil, err
 	}
-	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli)}
+	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli), content: newContentHash()}
 	d.stop = context.AfterFunc(ctx, func() { c.Close() })
 	fail := func(err error) (*download, error) {
 		d.end(err)
@@ -188,6 +197,9 @@ func (d *download) commit(n int64) error {
 	}
 	if s := d.sum.Sum32(); s != d.meta.Checksum {
 		return fmt.Errorf("checksum %08x, published %08x", s, d.meta.Checksum)
+	}
+	if h := d.content.Sum(nil); !bytes.Equal(h, d.meta.Hash) {
+		return fmt.Errorf("content hash %x, the signed record names %x", h, d.meta.Hash)
 	}
 	if err := d.tmp.Truncate(n); err != nil {
 		return err

@@ -54,7 +54,7 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		}
 		s := (k % un.slots) * un.slot
 		p := buf[s : s+m.Len]
-		d.sum.Write(p)
+		d.add(p)
 		if err := writeSparse(d.tmp, p, m.Off); err != nil {
 			return n, err
 		}

@@ -1,0 +1,149 @@
+package dyad_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"hash/crc32"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+	"github.com/couplet-hpc/couplet/kvs"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+)
+
+// TestInjectedRecordRefused writes records straight into etcd, as a party that can reach
+// etcd but lacks the cluster key would: each names an owner serving the attacker's bytes
+// with a matching CRC. The consumer refuses every one before contacting the owner, and
+// no file is left.
+func TestInjectedRecordRefused(t *testing.T) {
+	prod, cons := pair(t)
+	produce(t, prod, "legit.bin", randBytes(4096, 51))
+	payload := []byte("ATTACKER-CONTROLLED-BYTES")
+	var dialed atomic.Int64
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			c.Close()
+		}
+	}()
+	sum := sha256.Sum256(payload)
+	fake := func(rel string) *wire.Meta {
+		return &wire.Meta{Key: cons.client.Key(rel), Path: rel, Owner: l.Addr().String(), Node: "evil",
+			Size: int64(len(payload)), Version: 1, Checksum: crc32.Checksum(payload, dyad.Castagnoli), Hash: sum[:]}
+	}
+	cases := []struct {
+		name string
+		rec  func(rel string) *wire.Meta
+	}{
+		{"unsigned", fake},
+		{"garbage signature", func(rel string) *wire.Meta { m := fake(rel); m.Sig = make([]byte, 32); return m }},
+		{"signed with another key", func(rel string) *wire.Meta { m := fake(rel); agent.SignRecord("not-the-cluster-token", m); return m }},
+		{"a real record moved to another owner", func(rel string) *wire.Meta {
+			m := rawRecord(t, prod, "legit.bin")
+			m.Key, m.Path, m.Owner = cons.client.Key(rel), rel, l.Addr().String()
+			return m
+		}},
+	}
+	store, err := etcdkv.Dial(context.Background(), []string{strings.TrimPrefix(prod.agent.KVSEndpoint(), "etcd://")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ns := kvs.Namespace(store, "dyad", "test")
+	for i, c := range cases {
+		rel := "inj" + string(rune('a'+i)) + ".bin"
+		m := c.rec(rel)
+		b, _ := wire.EncodeMeta(m)
+		if _, err := ns.Put(context.Background(), m.Key, b); err != nil {
+			t.Fatal(err)
+		}
+		_, err := cons.client.Consume(rel)
+		if err == nil || !strings.Contains(err.Error(), "not signed with the cluster key") {
+			t.Errorf("%s: consume = %v, want a signature refusal", c.name, err)
+		}
+		if _, err := os.Stat(filepath.Join(cons.dir, rel)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: a file was left: %v", c.name, err)
+		}
+	}
+	noTemps(t, cons.dir)
+	if n := dialed.Load(); n != 0 {
+		t.Errorf("the consumer contacted the fake owner %d times; it must refuse before", n)
+	}
+	if n := cons.agent.Counters()["bad_signatures"]; n != int64(len(cases)) {
+		t.Errorf("bad_signatures = %d, want %d", n, len(cases))
+	}
+	consumeCheck(t, cons, "legit.bin", mustRead(t, filepath.Join(prod.dir, "legit.bin")))
+}
+
+// TestTamperedContentRefused: an owner holding the token that serves other bytes than
+// the signed record names (same size and CRC are not enough) is caught after the
+// transfer, by the content hash, and the file is not kept.
+func TestTamperedContentRefused(t *testing.T) {
+	prod, cons := pair(t)
+	data := randBytes(64<<10, 52)
+	produce(t, prod, "t.bin", data)
+	// Swap the file under the producer for one of the same size, keeping the record.
+	other := randBytes(64<<10, 53)
+	if err := os.WriteFile(filepath.Join(prod.dir, "t.bin"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cons.client.Consume("t.bin")
+	if err == nil || !(strings.Contains(err.Error(), "checksum") || strings.Contains(err.Error(), "content hash")) {
+		t.Fatalf("consume of swapped content = %v, want a checksum or content hash refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(cons.dir, "t.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file kept: %v", err)
+	}
+	noTemps(t, cons.dir)
+}
+
+// rawRecord reads rel's record as stored in etcd, with its hash and signature.
+func rawRecord(t *testing.T, n *node, rel string) *wire.Meta {
+	t.Helper()
+	store, err := etcdkv.Dial(context.Background(), []string{strings.TrimPrefix(n.agent.KVSEndpoint(), "etcd://")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, ok, _, err := kvs.Namespace(store, "dyad", "test").Get(ctx, n.client.Key(rel))
+	if err != nil || !ok {
+		t.Fatalf("record of %s: %v %v", rel, ok, err)
+	}
+	m, err := wire.DecodeMeta(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sig) == 0 || len(m.Hash) != sha256.Size {
+		t.Fatalf("record of %s is not signed or names no SHA-256: %+v", rel, m)
+	}
+	return m
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
