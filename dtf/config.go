@@ -25,8 +25,9 @@ import (
 //	buffer_data      0/1: copy put buffers at the call (default 0)
 //	iodb_build_mode  range | varid: how matchers partition the index space (default range)
 //	iodb_range       block width of the range partition, in elements (default 0 = auto)
-//	do_checksum      0/1: checksum data moved (default 0)
-//	log_ioreqs       0/1: log every I/O request (default 0)
+//	do_checksum      0/1: accepted for DTF compatibility, has no effect here
+//	log_ioreqs       0/1: accepted for DTF compatibility, has no effect here
+//	buffered_req_match  the older DTF spelling of buffer_data
 //
 // Additions of couplet, also in [INFO]:
 //
@@ -40,14 +41,16 @@ import (
 //
 // [FILE] sections, one or more, tried in file order (see FileFor):
 //
-//	filename         file-name pattern (required; see Pattern for '%' and anchoring)
+//	filename         file-name pattern, matched as DTF did (required; see Pattern)
 //	exclude_name     pattern of names this section does not cover (repeatable)
+//	anchored         0/1: couplet opt-in, filename and exclude_name must match the whole
+//	                 path or a suffix after a '/' instead of a substring (default 0)
 //	comp1, comp2     the two coupled components (required, declared, different)
 //	mode             transfer | file (default transfer)
 //	replay_io        0/1: replay recorded schedules in later epochs (default 0)
 //	num_sessions     open/close sessions before the file's state is freed (default 1)
-//	write_only       0/1: file mode only, the file is written and never read back by comp2 (default 0)
-//	mirror_io_root   0/1: mirror the I/O root rank of the original (default 0)
+//	write_only       0/1: file mode only; accepted for DTF compatibility, has no effect here
+//	mirror_io_root   0/1: accepted for DTF compatibility, has no effect here
 //
 // Booleans accept 0/1, true/false, yes/no and on/off. Unknown sections and keys,
 // repeated keys (other than comp_name and exclude_name), bad numbers and bad enum values
@@ -59,9 +62,11 @@ import (
 //	DTF_INI_FILE             config path used instead of the one the program gives (ConfigPath)
 //	DTF_TIMEOUT              timeout, seconds or Go duration
 //	MAX_WORKGROUP_SIZE       writer ranks per matcher when num_matchers is 0 (default 64)
-//	DTF_VERBOSE_LEVEL        0..4 (default 0)
-//	DTF_PRINT_STATS          0/1: print a statistics summary at finalize (default 0)
-//	DTF_DATA_MSG_SIZE_LIMIT  largest data message, KiB (default 65536 = 64 MiB)
+//	DTF_VERBOSE_LEVEL        -1..4 (default 0): -1 silences warnings; 1 and up print the
+//	                         configuration at start-up and warn at finalize about [FILE]
+//	                         sections that matched no file the component opened
+//	DTF_PRINT_STATS          0/1: each rank prints a statistics line at finalize (default 0)
+//	DTF_DATA_MSG_SIZE_LIMIT  accepted for DTF compatibility, has no effect here (KiB)
 //	DTF_VAR_BLOCK_RANGE      overrides iodb_range
 //	COUPLET_REPLAY_IO        0/1: overrides replay_io of every [FILE] section
 //	COUPLET_MODE             transfer|file: overrides mode of every [FILE] section
@@ -69,9 +74,14 @@ import (
 //	COUPLET_TRANSPORT        mpi|ucx: overrides transport
 //	COUPLET_KVS              overrides kvs (etcd endpoints for separate launches)
 //
-// Variables of the original that couplet does not use: DTF_GLOBAL_PATH (no port files;
-// separate launches meet through the KVS), DTF_USE_MSG_BUFFER, DTF_IGNORE_IDLE.
-// MPMD_COMP is read by component detection, not here.
+// Variables of the original accepted for DTF compatibility that have no effect here:
+// DTF_GLOBAL_PATH (no port files; separate launches meet through the KVS),
+// DTF_USE_MSG_BUFFER, DTF_IGNORE_IDLE. MPMD_COMP is read by component detection, not
+// here. Every key or variable that is set and has no effect is listed in Compat.
+//
+// iodb_range (or DTF_VAR_BLOCK_RANGE), when above 0 in range mode, cuts the first fixed
+// dimension of each variable into blocks of that many indices, dealt to the matchers in
+// turn, as DTF cut dimension 0; 0 lets couplet cut every fixed dimension evenly.
 type Config struct {
 	Path           string        // the file name the config was read from
 	NComp          int           // ncomp
@@ -96,6 +106,10 @@ type Config struct {
 	PrintStats       bool     // DTF_PRINT_STATS
 	DataMsgSizeLimit int64    // DTF_DATA_MSG_SIZE_LIMIT, in bytes
 	EnvApplied       []string // environment variables ApplyEnv used, as NAME=value
+
+	// Compat lists the keys and variables that are set, accepted for DTF
+	// compatibility, and have no effect here, in line order (environment last).
+	Compat []CompatNote
 }
 
 // FileConfig is one [FILE] section.
@@ -110,6 +124,7 @@ type FileConfig struct {
 	NumSessions  int       // num_sessions
 	WriteOnly    bool      // write_only
 	MirrorIORoot bool      // mirror_io_root
+	Anchored     bool      // anchored: patterns match whole paths (couplet opt-in)
 }
 
 // PartitionMode is how matchers split a variable's index space (iodb_build_mode).
@@ -324,12 +339,13 @@ func (p *configParser) parseInfo(s *iniSection) {
 			c.CompNames = append(c.CompNames, v)
 			return nil
 		},
-		"buffer_data":     boolSetter(&c.BufferData),
-		"iodb_build_mode": enumSetter(&c.IODBBuildMode, PartitionRange, PartitionVarID),
-		"iodb_range":      int64Setter(&c.IODBRange, 0, math.MaxInt64),
-		"do_checksum":     boolSetter(&c.DoChecksum),
-		"log_ioreqs":      boolSetter(&c.LogIOReqs),
-		"num_matchers":    intSetter(&c.NumMatchers, 0, math.MaxInt32),
+		"buffer_data":        boolSetter(&c.BufferData),
+		"iodb_build_mode":    enumSetter(&c.IODBBuildMode, PartitionRange, PartitionVarID),
+		"iodb_range":         int64Setter(&c.IODBRange, 0, math.MaxInt64),
+		"buffered_req_match": boolSetter(&c.BufferData),
+		"do_checksum":        boolSetter(&c.DoChecksum),
+		"log_ioreqs":         boolSetter(&c.LogIOReqs),
+		"num_matchers":       intSetter(&c.NumMatchers, 0, math.MaxInt32),
 		"timeout": func(v string) (err error) {
 			c.Timeout, err = parseTimeout(v)
 			return err
@@ -341,6 +357,7 @@ func (p *configParser) parseInfo(s *iniSection) {
 		"progress_thread": boolSetter(&c.ProgressThread),
 	}
 	seen := p.applyKeys(s, setters, map[string]bool{"comp_name": true})
+	p.noteNoEffect(s, "do_checksum", "log_ioreqs")
 	nline, hasN := seen["ncomp"]
 	switch {
 	case !hasN:
@@ -356,7 +373,8 @@ func (p *configParser) parseInfo(s *iniSection) {
 func (p *configParser) parseFile(s *iniSection) {
 	c := p.cfg
 	fc := &FileConfig{Index: len(c.Files), Line: s.line, Mode: ModeTransfer, NumSessions: 1}
-	var hasFilename bool
+	var filename string
+	var excludes []string
 	compSetter := func(dst *string) keySetter {
 		return func(v string) error {
 			if c.CompIndex(v) < 0 {
@@ -372,18 +390,21 @@ func (p *configParser) parseFile(s *iniSection) {
 		}
 	}
 	setters := map[string]keySetter{
-		"filename": func(v string) (err error) {
-			fc.Filename, err = CompilePattern(v)
-			hasFilename = err == nil
-			return err
-		},
-		"exclude_name": func(v string) error {
-			pat, err := CompilePattern(v)
+		"filename": func(v string) error {
+			_, err := CompilePattern(v)
 			if err == nil {
-				fc.Exclude = append(fc.Exclude, pat)
+				filename = v
 			}
 			return err
 		},
+		"exclude_name": func(v string) error {
+			_, err := CompilePattern(v)
+			if err == nil {
+				excludes = append(excludes, v)
+			}
+			return err
+		},
+		"anchored":       boolSetter(&fc.Anchored),
 		"comp1":          compSetter(&fc.Comp1),
 		"comp2":          compSetter(&fc.Comp2),
 		"mode":           enumSetter(&fc.Mode, ModeTransfer, ModeFile),
@@ -394,6 +415,7 @@ func (p *configParser) parseFile(s *iniSection) {
 	}
 	nerr := len(p.errs)
 	seen := p.applyKeys(s, setters, map[string]bool{"exclude_name": true})
+	p.noteNoEffect(s, "write_only", "mirror_io_root")
 	for _, k := range []string{"filename", "comp1", "comp2"} {
 		if _, ok := seen[k]; !ok {
 			p.errorf(s.line, k, "required in [FILE]")
@@ -405,7 +427,16 @@ func (p *configParser) parseFile(s *iniSection) {
 	if fc.WriteOnly && fc.Mode != ModeFile {
 		p.errorf(seen["write_only"], "write_only", "only meaningful with mode = file")
 	}
-	if hasFilename {
+	compile := CompilePattern
+	if fc.Anchored {
+		compile = CompileAnchoredPattern
+	}
+	for _, x := range excludes {
+		pat, _ := compile(x) // checked by the setter
+		fc.Exclude = append(fc.Exclude, pat)
+	}
+	if filename != "" {
+		fc.Filename, _ = compile(filename)
 		for _, o := range c.Files {
 			if o.Filename.String() == fc.Filename.String() {
 				p.errorf(seen["filename"], "filename", "pattern %q already used by the [FILE] section at line %d, which always wins", fc.Filename, o.Line)

@@ -61,7 +61,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return func() { c.MaxWorkgroupSize = int(n) }, err
 	})
 	each("DTF_VERBOSE_LEVEL", func(v string) (func(), error) {
-		n, err := parseInt(v, 0, 4)
+		n, err := parseInt(v, -1, 4)
 		return func() { c.VerboseLevel = int(n) }, err
 	})
 	each("DTF_PRINT_STATS", func(v string) (func(), error) {
@@ -110,5 +110,6 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		u()
 	}
 	c.EnvApplied = append(c.EnvApplied, applied...)
+	c.noteNoEffectEnv(getenv)
 	return nil
 }

@@ -301,6 +301,7 @@ func TestApplyEnv(t *testing.T) {
 		{map[string]string{"DTF_TIMEOUT": "1m30s"}, func(c *Config) bool { return c.Timeout == 90*time.Second }},
 		{map[string]string{"MAX_WORKGROUP_SIZE": "4"}, func(c *Config) bool { return c.MaxWorkgroupSize == 4 }},
 		{map[string]string{"DTF_VERBOSE_LEVEL": "3"}, func(c *Config) bool { return c.VerboseLevel == 3 }},
+		{map[string]string{"DTF_VERBOSE_LEVEL": "-1"}, func(c *Config) bool { return c.VerboseLevel == -1 }}, // dtf-bench's scripts set it
 		{map[string]string{"DTF_PRINT_STATS": "1"}, func(c *Config) bool { return c.PrintStats }},
 		{map[string]string{"DTF_DATA_MSG_SIZE_LIMIT": "1024"}, func(c *Config) bool { return c.DataMsgSizeLimit == 1<<20 }},
 		{map[string]string{"DTF_VAR_BLOCK_RANGE": "8"}, func(c *Config) bool { return c.IODBRange == 8 }},
@@ -333,7 +334,8 @@ func TestApplyEnvErrors(t *testing.T) {
 		{"DTF_TIMEOUT", "never", "want seconds"},
 		{"DTF_TIMEOUT", "-1", "positive"},
 		{"MAX_WORKGROUP_SIZE", "0", ">= 1"},
-		{"DTF_VERBOSE_LEVEL", "5", "0..4"},
+		{"DTF_VERBOSE_LEVEL", "5", "-1..4"},
+		{"DTF_VERBOSE_LEVEL", "-2", "-1..4"},
 		{"DTF_PRINT_STATS", "sure", "want 0 or 1"},
 		{"DTF_DATA_MSG_SIZE_LIMIT", "64M", "want an integer"},
 		{"DTF_VAR_BLOCK_RANGE", "-3", ">= 0"},
@@ -428,5 +430,127 @@ func TestConfigAdditions(t *testing.T) {
 	}
 	if c.Transport != TransportUCX || c.Timeout != 2500*time.Millisecond || c.IODBBuildMode != PartitionVarID || c.ProgressThread {
 		t.Errorf("got %+v", c)
+	}
+}
+
+// TestDTFExampleConfig parses DTF's own example configuration: a filename without '%'
+// couples every path that contains it.
+func TestDTFExampleConfig(t *testing.T) {
+	text := "[INFO]\nncomp=2\ncomp_name=\"wrt\"\ncomp_name=\"rdr\"\nbuffer_data=0\n\n[FILE]\nfilename=\"pressure_wave_test\"\ncomp1=\"wrt\"\ncomp2=\"rdr\"\nmode=\"transfer\"\n"
+	c, err := ParseConfig("dtf.ini", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"pressure_wave_test.nc", true},
+		{"/scratch/out/pressure_wave_test_0001.nc", true},
+		{"/scratch/out/restart.nc", false},
+	}
+	for _, tt := range tests {
+		if _, ok := c.FileFor(tt.path); ok != tt.want {
+			t.Errorf("FileFor(%q) = %v, want %v", tt.path, ok, tt.want)
+		}
+	}
+	if len(c.Compat) != 0 {
+		t.Errorf("Compat = %v, want none", c.Compat)
+	}
+}
+
+// TestAnchoredOptIn checks that anchored = 1 switches a section, filename and
+// exclude_name alike, to whole-path matching, whichever line comes first.
+func TestAnchoredOptIn(t *testing.T) {
+	text := goodINFO + "[FILE]\nfilename = out/%.nc\nexclude_name = x%.nc\nanchored = 1\ncomp1 = sim\ncomp2 = ana\n" +
+		"[FILE]\nfilename = out/%.nc\ncomp1 = ana\ncomp2 = sim\n"
+	c, err := ParseConfig("a.ini", []byte(text))
+	if err == nil {
+		t.Fatal("a second section with the same pattern was accepted")
+	}
+	text = goodINFO + "[FILE]\nfilename = out/%.nc\nexclude_name = x%.nc\nanchored = 1\ncomp1 = sim\ncomp2 = ana\n" +
+		"[FILE]\nfilename = layout/%\ncomp1 = ana\ncomp2 = sim\n"
+	if c, err = ParseConfig("a.ini", []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path    string
+		section int // -1: none
+	}{
+		{"/r/out/a.nc", 0},
+		{"/r/out/a.nc.bak", -1},   // anchored at the end
+		{"/r/layout/a.nc", 1},     // not by section 0 (anchored), by section 1 (substring)
+		{"/r/out/x1.nc", -1},      // exclude_name is anchored too: "x1.nc" follows a '/'
+		{"/r/out/ax1.nc", 0},      // "ax1.nc" is no match of "x%.nc" as a whole
+		{"/r/layout/out/b.nc", 0}, // the first section that matches wins
+	}
+	for _, tt := range tests {
+		f, ok := c.FileFor(tt.path)
+		got := -1
+		if ok {
+			got = f.Index
+		}
+		if got != tt.section {
+			t.Errorf("FileFor(%q) = section %d, want %d", tt.path, got, tt.section)
+		}
+	}
+}
+
+// TestCompatNotes checks that every key and variable accepted without effect is
+// reported with its line, and the ones that act are not.
+func TestCompatNotes(t *testing.T) {
+	text := goodINFO + "do_checksum = 1\nlog_ioreqs = 0\niodb_range = 4\nbuffered_req_match = 1\n" +
+		"[FILE]\nfilename = out/%.nc\ncomp1 = sim\ncomp2 = ana\nmode = file\nwrite_only = 1\nmirror_io_root = 1\n"
+	c, err := ParseConfig("c.ini", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DTF_GLOBAL_PATH": "/tmp/x", "DTF_IGNORE_IDLE": "1", "DTF_VERBOSE_LEVEL": "2", "DTF_VAR_BLOCK_RANGE": "8"}
+	if err := c.ApplyEnv(mapEnv(env)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range c.Compat {
+		got = append(got, n.String())
+	}
+	want := []string{
+		"c.ini:5: do_checksum = 1: " + NoEffectMsg,
+		"c.ini:6: log_ioreqs = 0: " + NoEffectMsg,
+		"c.ini:14: write_only = 1: " + NoEffectMsg,
+		"c.ini:15: mirror_io_root = 1: " + NoEffectMsg,
+		"environment: DTF_GLOBAL_PATH=/tmp/x: " + NoEffectMsg,
+		"environment: DTF_IGNORE_IDLE=1: " + NoEffectMsg,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Compat:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !c.BufferData || c.IODBRange != 8 || c.VerboseLevel != 2 {
+		t.Errorf("buffered_req_match/DTF_VAR_BLOCK_RANGE/DTF_VERBOSE_LEVEL did not apply: %+v", c)
+	}
+}
+
+func TestUnmatchedFiles(t *testing.T) {
+	c, err := LoadConfig("testdata/good.ini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		comp   string
+		opened []string
+		want   []int // section lines
+	}{
+		{"", nil, []int{20, 30, 36}},
+		{"v_letkf", []string{"/s/DATA_PATH/1/a.anal.nc", "/s/restart/r.nc"}, []int{30}},
+		{"", []string{"/s/DATA_PATH/1/a.hist.nc", "/s/DATA_PATH/init/a.anal.nc"}, []int{20, 36}}, // excluded path
+		{"v_scale", []string{"/s/DATA_PATH/1/a.anal.nc", "/s/DATA_PATH/1/a.hist.nc", "restart/x.nc"}, nil},
+	}
+	for _, tt := range tests {
+		var got []int
+		for _, f := range c.UnmatchedFiles(tt.comp, tt.opened) {
+			got = append(got, f.Line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("UnmatchedFiles(%q, %v) = %v, want %v", tt.comp, tt.opened, got, tt.want)
+		}
 	}
 }

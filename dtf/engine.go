@@ -43,6 +43,8 @@ type engine struct {
 	inFlight   int       // data messages posted and not yet complete, over all files
 	polled     time.Time // when poll last ran
 	stats      *StatsWriter
+	totals     rankTotals // this rank's statistics, for DTF_PRINT_STATS
+	opened     []string   // paths the program opened, coupled or not (verbose finalize)
 	stop       chan struct{}
 	bgDone     chan struct{}
 }
@@ -90,6 +92,7 @@ func Init(configPath, component string) error {
 			return err
 		}
 	}
+	e.reportStart()
 	if cfg.ProgressThread && mpi.QueryThread() == mpi.ThreadMultiple {
 		e.stop, e.bgDone = make(chan struct{}), make(chan struct{})
 		go e.background()
@@ -144,6 +147,7 @@ func Finalize() error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.reportFinish()
 	var errs []error
 	for p := range e.files {
 		errs = append(errs, fmt.Errorf("dtf: file %s still open at Finalize", p))

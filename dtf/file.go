@@ -84,6 +84,7 @@ func Claims(path string) (bool, FileMode) {
 	if err != nil {
 		return false, ""
 	}
+	e.noteOpened(path)
 	fc, ok := e.cfg.FileFor(path)
 	if !ok {
 		return false, ""
@@ -275,7 +276,13 @@ func (f *File) setPartition() error {
 	if err != nil {
 		return err
 	}
-	if f.part, err = matcher.NewPartition(mode, f.e.cfg.MatcherCount(len(f.peers))); err != nil {
+	n := f.e.cfg.MatcherCount(len(f.peers))
+	if mode == matcher.ModeRange && f.e.cfg.IODBRange > 0 {
+		f.part, err = matcher.NewRangePartition(n, f.e.cfg.IODBRange) // iodb_range, DTF_VAR_BLOCK_RANGE
+	} else {
+		f.part, err = matcher.NewPartition(mode, n)
+	}
+	if err != nil {
 		return err
 	}
 	for v := range f.hdr.Vars {
@@ -302,7 +309,8 @@ func (f *File) endEpoch(err error) {
 	if err != nil {
 		f.st.Error = err.Error()
 	}
-	if f.e.stats != nil && (f.st.Requests > 0 || f.st.Bytes > 0 || err != nil) {
+	if f.st.Requests > 0 || f.st.Bytes > 0 || err != nil {
+		f.e.totals.add(&f.st)
 		_ = f.e.stats.Write(f.st)
 	}
 	f.epoch++

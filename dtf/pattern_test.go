@@ -5,7 +5,46 @@ import (
 	"testing"
 )
 
-func TestPatternMatch(t *testing.T) {
+// TestPatternMatchDTF checks the default rule against what the original DTF matched.
+func TestPatternMatchDTF(t *testing.T) {
+	tests := []struct {
+		pat, path string
+		want      bool
+	}{
+		{"pressure_wave_test", "/scratch/run/pressure_wave_test.nc", true}, // DTF's own example
+		{"pressure_wave_test", "pressure_wave_test", true},
+		{"pressure_wave_test", "wave_test", true},                 // the pattern contains the path
+		{"pressure_wave_test", "/x/pressure_wave.nc", false},      // neither contains the other
+		{"pressure_wave_test", "/x/Pressure_wave_test.nc", false}, // case kept
+		{"out/%.nc", "/tmp/layout/a.nc", true},                    // not anchored at the start
+		{"out/%.nc", "out/a.nc.bak", true},                        // nor at the end
+		{"out/%.nc", "out/a.txt", false},                          // every piece must appear
+		{"out/%.nc", "a.nc/out/", false},                          // in order
+		{"DATA_PATH/%/%.anal.nc", "/s/DATA_PATH/0001/mean.anal.nc", true},
+		{"DATA_PATH/%/%.anal.nc", "/s/DATA_PATH/0001/mean.hist.nc", false},
+		{"%.anal%.nc", "/t/m1.anal.0001.nc", true},
+		{"%", "x", true},
+		{"a%a", "a", false}, // both literals need their own character
+		{"a%a", "aa", true},
+		{"a.nc", "./x//a.nc", true}, // paths are cleaned
+		{"x%", "", false},
+	}
+	for _, tt := range tests {
+		p, err := CompilePattern(tt.pat)
+		if err != nil {
+			t.Fatalf("CompilePattern(%q): %v", tt.pat, err)
+		}
+		if p.Anchored() {
+			t.Errorf("CompilePattern(%q) is anchored", tt.pat)
+		}
+		if got := p.Match(tt.path); got != tt.want {
+			t.Errorf("%q.Match(%q) = %v, want %v", tt.pat, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestPatternMatchAnchored checks the opt-in anchored rule.
+func TestPatternMatchAnchored(t *testing.T) {
 	tests := []struct {
 		pat, path string
 		want      bool
@@ -37,12 +76,12 @@ func TestPatternMatch(t *testing.T) {
 		{"x%", "", false},
 	}
 	for _, tt := range tests {
-		p, err := CompilePattern(tt.pat)
-		if err != nil {
-			t.Fatalf("CompilePattern(%q): %v", tt.pat, err)
+		p, err := CompileAnchoredPattern(tt.pat)
+		if err != nil || !p.Anchored() {
+			t.Fatalf("CompileAnchoredPattern(%q): %v", tt.pat, err)
 		}
 		if got := p.Match(tt.path); got != tt.want {
-			t.Errorf("%q.Match(%q) = %v, want %v", tt.pat, tt.path, got, tt.want)
+			t.Errorf("anchored %q.Match(%q) = %v, want %v", tt.pat, tt.path, got, tt.want)
 		}
 	}
 }
@@ -51,6 +90,9 @@ func TestCompilePatternErrors(t *testing.T) {
 	for _, s := range []string{"", "  ", "a\x00b"} {
 		if _, err := CompilePattern(s); err == nil {
 			t.Errorf("CompilePattern(%q) succeeded, want error", s)
+		}
+		if _, err := CompileAnchoredPattern(s); err == nil {
+			t.Errorf("CompileAnchoredPattern(%q) succeeded, want error", s)
 		}
 	}
 	var zero Pattern

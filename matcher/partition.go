@@ -62,9 +62,15 @@ type Piece struct {
 // variable id, so many small variables still spread over all matchers.
 // Coordinates outside the shape belong to the nearest edge block, so Split
 // never loses an element.
+//
+// A partition built by NewRangePartition with a block width w instead cuts only
+// the first fixed dimension of each variable, into blocks of w indices, and deals
+// the blocks to the matchers in turn (block b of variable v goes to matcher
+// (b+v) % M), the way DTF's iodb_range cut dimension 0.
 type Partition struct {
 	mode     Mode
 	matchers int
+	width    int64 // > 0: fixed block width along the first fixed dimension
 	vars     map[int]*cut
 }
 
@@ -86,6 +92,21 @@ func NewPartition(mode Mode, matchers int) (*Partition, error) {
 		return nil, fmt.Errorf("matcher: unknown partition mode %d", mode)
 	}
 	return &Partition{mode: mode, matchers: matchers, vars: map[int]*cut{}}, nil
+}
+
+// NewRangePartition returns a ModeRange partition over matchers (>= 1) matchers
+// that cuts the first fixed dimension of each variable into blocks of width (>= 1)
+// indices.
+func NewRangePartition(matchers int, width int64) (*Partition, error) {
+	if width < 1 {
+		return nil, fmt.Errorf("matcher: range block width must be at least 1, got %d", width)
+	}
+	p, err := NewPartition(ModeRange, matchers)
+	if err != nil {
+		return nil, err
+	}
+	p.width = width
+	return p, nil
 }
 
 // Matchers returns M, the number of matchers.
@@ -119,6 +140,10 @@ func (p *Partition) SetShape(v int, shape []int64) error {
 		delete(p.vars, v)
 		return nil
 	}
+	if p.width > 0 {
+		p.vars[v] = widthCut(shape, p.width)
+		return nil
+	}
 	for _, f := range primeFactors(p.matchers) {
 		best := -1
 		for k, e := range shape {
@@ -150,6 +175,31 @@ func (p *Partition) SetShape(v int, shape []int64) error {
 	}
 	p.vars[v] = c
 	return nil
+}
+
+// widthCut cuts the first fixed dimension of shape into blocks of width indices
+// (the last one may be shorter).
+func widthCut(shape []int64, width int64) *cut {
+	d := len(shape)
+	c := &cut{bounds: make([][]int64, d), stride: make([]int, d)}
+	for k := range c.stride {
+		c.stride[k] = 1
+	}
+	for k, e := range shape {
+		if e == Unlimited {
+			continue
+		}
+		n := (e + width - 1) / width
+		if n > 1 {
+			b := make([]int64, n+1)
+			for i := range b {
+				b[i] = min(int64(i)*width, e)
+			}
+			c.bounds[k] = b
+		}
+		break
+	}
+	return c
 }
 
 // Grid returns how many blocks variable v is cut into along each dimension,

@@ -73,6 +73,42 @@ func TestPartitionSplit(t *testing.T) {
 	}
 }
 
+// TestRangePartitionWidth checks the iodb_range cut: blocks of a fixed width along
+// the first fixed dimension, dealt to the matchers in turn from the variable id.
+func TestRangePartitionWidth(t *testing.T) {
+	p, err := NewRangePartition(3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetShape(1, []int64{10, 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetShape(2, []int64{Unlimited, 9, 5}); err != nil {
+		t.Fatal(err)
+	}
+	if g := p.Grid(1); !slices.Equal(g, []int64{3, 1}) {
+		t.Errorf("Grid(1) = %v, want [3 1]", g)
+	}
+	if g := p.Grid(2); !slices.Equal(g, []int64{1, 3, 1}) {
+		t.Errorf("Grid(2) = %v, want [1 3 1] (record dimension skipped)", g)
+	}
+	eq := func(a, b Piece) bool { return a.Matcher == b.Matcher && a.Box.Equal(b.Box) }
+	// var 1: rows 0-3 -> matcher 1, 4-7 -> 2, 8-9 -> 0.
+	got := p.Split(1, bx(2, 8, 1, 2))
+	want := []Piece{{Matcher: 1, Box: bx(2, 2, 1, 2)}, {Matcher: 2, Box: bx(4, 4, 1, 2)}, {Matcher: 0, Box: bx(8, 2, 1, 2)}}
+	if !slices.EqualFunc(got, want, eq) {
+		t.Errorf("Split(1) = %v, want %v", got, want)
+	}
+	got = p.Split(2, bx(5, 1, 3, 3, 0, 5))
+	want = []Piece{{Matcher: 2, Box: bx(5, 1, 3, 1, 0, 5)}, {Matcher: 0, Box: bx(5, 1, 4, 2, 0, 5)}}
+	if !slices.EqualFunc(got, want, eq) {
+		t.Errorf("Split(2) = %v, want %v", got, want)
+	}
+	if _, err := NewRangePartition(3, 0); err == nil {
+		t.Error("NewRangePartition with width 0 succeeded")
+	}
+}
+
 func TestPartitionErrors(t *testing.T) {
 	if _, err := NewPartition(ModeRange, 0); err == nil {
 		t.Error("NewPartition(0) succeeded")
@@ -102,6 +138,9 @@ func TestDistributedEqualsGlobal(t *testing.T) {
 		mode := Mode(rng.IntN(2))
 		m := 1 + rng.IntN(8)
 		p, err := NewPartition(mode, m)
+		if mode == ModeRange && iter%3 == 0 {
+			p, err = NewRangePartition(m, 1+rng.Int64N(l+1))
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,13 +18,21 @@ var configCmd = &cobra.Command{
 // configCheckEnv makes `config check` apply the environment overrides too.
 var configCheckEnv bool
 
+// configCheckOpened lists the paths a program opens, to warn about [FILE] sections
+// none of them selects.
+var configCheckOpened []string
+
 var configCheckCmd = &cobra.Command{
 	Use:   "check FILE",
 	Short: "validate a DTF config file, reporting every error with its line",
 	Long: `Check parses a DTF INI configuration the way dtf.Init does and prints OK with a
 summary, or every problem as FILE:LINE: key "k": message and exits with status 1.
 With --env the environment overrides (DTF_TIMEOUT, COUPLET_MODE, ...) are applied
-and checked as well.`,
+and checked as well. Keys and variables of the original DTF that couplet accepts but
+does not act on are listed as "accepted for DTF compatibility, has no effect here".
+With --opened PATH (repeatable) it warns about every [FILE] section that none of the
+given paths selects, which is how a filename that couples nothing shows up before a
+run.`,
 	Args: cobra.ExactArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
 		c, err := dtf.LoadConfig(args[0])
@@ -36,13 +43,24 @@ and checked as well.`,
 			n := printErrors(cmd.ErrOrStderr(), err)
 			return fmt.Errorf("%s: %d problem(s)", args[0], n)
 		}
-		printConfigSummary(cmd.OutOrStdout(), c)
+		c.WriteSummary(cmd.OutOrStdout())
+		if len(configCheckOpened) > 0 {
+			for _, p := range configCheckOpened {
+				if f, ok := c.FileFor(p); ok {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %s -> [FILE] line %d\n", p, f.Line)
+				} else {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %s -> not coupled\n", p)
+				}
+			}
+			c.WriteUnmatched(cmd.ErrOrStderr(), "", configCheckOpened)
+		}
 		return nil
 	},
 }
 
 func init() {
 	configCheckCmd.Flags().BoolVar(&configCheckEnv, "env", false, "apply environment overrides before checking")
+	configCheckCmd.Flags().StringArrayVar(&configCheckOpened, "opened", nil, "a path the program opens (repeatable): warn about [FILE] sections none selects")
 	configCmd.AddCommand(configCheckCmd)
 	root.AddCommand(configCmd)
 }
@@ -59,46 +77,4 @@ func printErrors(w io.Writer, err error) int {
 		fmt.Fprintln(w, e)
 	}
 	return len(errs)
-}
-
-func printConfigSummary(w io.Writer, c *dtf.Config) {
-	onOff := func(b bool) string {
-		if b {
-			return "on"
-		}
-		return "off"
-	}
-	matchers := "auto (1 per " + fmt.Sprint(c.MaxWorkgroupSize) + " writer ranks)"
-	if c.NumMatchers > 0 {
-		matchers = fmt.Sprint(c.NumMatchers)
-	}
-	partition := string(c.IODBBuildMode)
-	if c.IODBRange > 0 {
-		partition += fmt.Sprintf(" (iodb_range %d)", c.IODBRange)
-	}
-	stats := c.StatsPath
-	if stats == "" {
-		stats = "off"
-	}
-	fmt.Fprintf(w, "OK: %s\n", c.Path)
-	fmt.Fprintf(w, "  components: %s\n", strings.Join(c.CompNames, ", "))
-	fmt.Fprintf(w, "  matching: %s matchers, partition %s, buffer_data %s, unwritten %s\n",
-		matchers, partition, onOff(c.BufferData), c.Unwritten)
-	fmt.Fprintf(w, "  transport %s, timeout %v, progress thread %s, stats %s\n",
-		c.Transport, c.Timeout, onOff(c.ProgressThread), stats)
-	if len(c.EnvApplied) > 0 {
-		fmt.Fprintf(w, "  environment: %s\n", strings.Join(c.EnvApplied, " "))
-	}
-	for _, f := range c.Files {
-		fmt.Fprintf(w, "  [FILE] line %d: %s  %s -> %s  mode %s  sessions %d  replay %s",
-			f.Line, f.Filename, f.Comp1, f.Comp2, f.Mode, f.NumSessions, onOff(f.ReplayIO))
-		if len(f.Exclude) > 0 {
-			ex := make([]string, len(f.Exclude))
-			for i, x := range f.Exclude {
-				ex[i] = x.String()
-			}
-			fmt.Fprintf(w, "  exclude %s", strings.Join(ex, ", "))
-		}
-		fmt.Fprintln(w)
-	}
 }

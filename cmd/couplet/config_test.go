@@ -12,7 +12,7 @@ import (
 // its output streams and error (a non-nil error is exit status 1 in main).
 func runCouplet(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	configCheckEnv, statsPlotDir = false, "" // flag values persist between runs
+	configCheckEnv, statsPlotDir, configCheckOpened = false, "", nil // flag values persist between runs
 	var out, errb bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errb)
@@ -38,10 +38,20 @@ func TestConfigCheck(t *testing.T) {
 		errOut  []string // substrings of stderr
 	}{
 		{name: "good", args: []string{"config", "check", good},
-			out: []string{"OK: " + good, "components: v_scale, v_letkf", "[FILE] line 20: DATA_PATH/%/%.anal.nc  v_scale -> v_letkf  mode transfer  sessions 2  replay on",
-				"exclude %/init/%, %.bak.nc", "[FILE] line 36: restart/%.nc  v_letkf -> v_scale  mode file"}},
+			out: []string{"OK: " + good, "components: v_scale, v_letkf", "[FILE] line 20: DATA_PATH/%/%.anal.nc (substring)  v_scale -> v_letkf  mode transfer  sessions 2  replay on",
+				"exclude %/init/%, %.bak.nc", "[FILE] line 36: restart/%.nc (substring)  v_letkf -> v_scale  mode file",
+				"note: " + good + ":10: do_checksum = 0: accepted for DTF compatibility, has no effect here",
+				"note: " + good + ":41: write_only = 1: accepted for DTF compatibility, has no effect here"}},
 		{name: "good with env", args: []string{"config", "check", "--env", good}, env: map[string]string{"COUPLET_MODE": "file"},
-			out: []string{"environment: COUPLET_MODE=file", "[FILE] line 20: DATA_PATH/%/%.anal.nc  v_scale -> v_letkf  mode file"}},
+			out: []string{"environment: COUPLET_MODE=file", "[FILE] line 20: DATA_PATH/%/%.anal.nc (substring)  v_scale -> v_letkf  mode file"}},
+		{name: "no-effect env", args: []string{"config", "check", "--env", good},
+			env: map[string]string{"DTF_VERBOSE_LEVEL": "-1", "DTF_USE_MSG_BUFFER": "1", "DTF_DATA_MSG_SIZE_LIMIT": "128"},
+			out: []string{"verbose -1", "note: environment: DTF_DATA_MSG_SIZE_LIMIT=128: accepted for DTF compatibility, has no effect here",
+				"note: environment: DTF_USE_MSG_BUFFER=1: accepted for DTF compatibility, has no effect here"}},
+		{name: "opened", args: []string{"config", "check", good, "--opened", "/s/DATA_PATH/01/m.anal.nc", "--opened", "/s/other.nc"},
+			out: []string{"/s/DATA_PATH/01/m.anal.nc -> [FILE] line 20", "/s/other.nc -> not coupled"},
+			errOut: []string{"warning: " + good + `:30: [FILE] filename "DATA_PATH/%/%.hist.nc" matched no file`,
+				"warning: " + good + `:36: [FILE] filename "restart/%.nc" matched no file`}},
 		{name: "env ignored without --env", args: []string{"config", "check", good}, env: map[string]string{"COUPLET_MODE": "bogus"},
 			out: []string{"OK: "}},
 		{name: "bad env", args: []string{"config", "check", "--env", good}, env: map[string]string{"DTF_TIMEOUT": "soon"}, wantErr: true,

@@ -1,0 +1,71 @@
+package dtf
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+)
+
+// verboseOut is where start-up and finalize reports go (DTF printed to stdout; couplet
+// keeps stdout for the program).
+var verboseOut io.Writer = os.Stderr
+
+// rankTotals sums one rank's epoch statistics for DTF_PRINT_STATS.
+type rankTotals struct {
+	epochs, requests, msgs int64
+	bytes                  int64
+	match, transfer        time.Duration
+	hits, misses           int
+}
+
+func (t *rankTotals) add(s *EpochStats) {
+	t.epochs++
+	t.requests += s.Requests
+	t.msgs += s.MsgsSent
+	t.bytes += s.Bytes
+	t.match += s.MatchTime
+	t.transfer += s.TransferTime
+	switch s.Replay {
+	case ReplayHit:
+		t.hits++
+	case ReplayMiss:
+		t.misses++
+	}
+}
+
+// noteOpened remembers a path the program opened or created, coupled or not, for the
+// finalize warning about [FILE] sections that matched nothing.
+func (e *engine) noteOpened(path string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !slices.Contains(e.opened, path) {
+		e.opened = append(e.opened, path)
+	}
+}
+
+// reportStart prints the configuration on the component's rank 0 when
+// DTF_VERBOSE_LEVEL is 1 or more.
+func (e *engine) reportStart() {
+	if e.cfg.VerboseLevel < 1 || e.comm.Rank() != 0 {
+		return
+	}
+	fmt.Fprintf(verboseOut, "couplet: component %s (%d ranks)\n", e.cfg.CompNames[e.comp], e.comm.Size())
+	e.cfg.WriteSummary(verboseOut)
+}
+
+// reportFinish prints, at Finalize, the [FILE] sections of this component that
+// matched no file its rank 0 opened (DTF_VERBOSE_LEVEL >= 1), and this rank's
+// statistics line (DTF_PRINT_STATS).
+func (e *engine) reportFinish() {
+	comp := e.cfg.CompNames[e.comp]
+	if e.cfg.VerboseLevel >= 1 && e.comm.Rank() == 0 {
+		e.cfg.WriteUnmatched(verboseOut, comp, e.opened)
+	}
+	if e.cfg.PrintStats {
+		t := e.totals
+		fmt.Fprintf(verboseOut, "couplet stats: %s rank %d: epochs %d, requests %d, bytes %d, messages %d, match %v, transfer %v, replay hits %d misses %d\n",
+			comp, e.comm.Rank(), t.epochs, t.requests, t.bytes, t.msgs, t.match.Round(time.Microsecond), t.transfer.Round(time.Microsecond), t.hits, t.misses)
+	}
+}

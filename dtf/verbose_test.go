@@ -1,0 +1,73 @@
+package dtf_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/couplet-hpc/couplet/internal/mpitest"
+)
+
+// TestVerboseDTFConfig runs a DTF-style config: a filename without '%' that couples
+// the path containing it, iodb_range driving the partition, and keys and variables
+// that have no effect here. With DTF_VERBOSE_LEVEL=1 rank 0 of each component prints
+// the configuration with a note per no-effect setting and, at finalize, warns about the
+// [FILE] section that matched no file; DTF_PRINT_STATS=1 makes every rank print its
+// statistics. The readers check every value they receive.
+func TestVerboseDTFConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "dtf.ini")
+	text := `[INFO]
+ncomp = 2
+comp_name = "w"
+comp_name = "r"
+timeout = 60
+num_matchers = 2
+iodb_range = 3
+do_checksum = 1
+
+[FILE]
+filename = "decomp"
+comp1 = "w"
+comp2 = "r"
+mode = "transfer"
+
+[FILE]
+filename = "never_opened"
+comp1 = "w"
+comp2 = "r"
+`
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := mpitest.Build(t, prog)
+	a := []string{"-cfg", cfg, "-dir", dir, "-case", "decomp", "-wgrid", "2x1", "-rgrid", "1x2", "-ny", "14", "-nx", "6"}
+	env := []string{"DTF_VERBOSE_LEVEL=1", "DTF_PRINT_STATS=1", "DTF_USE_MSG_BUFFER=1"}
+	out := mpitest.Run(t, 3*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env}, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env})
+	for _, want := range []string{
+		"couplet: component w (2 ranks)",
+		"couplet: component r (2 ranks)",
+		"partition range (iodb_range 3)",
+		"verbose 1",
+		cfg + ":8: do_checksum = 1: accepted for DTF compatibility, has no effect here",
+		"environment: DTF_USE_MSG_BUFFER=1: accepted for DTF compatibility, has no effect here",
+		`[FILE] filename "never_opened" matched no file that component w opened`,
+		`[FILE] filename "never_opened" matched no file that component r opened`,
+		"couplet stats: w rank 0: epochs 1",
+		"couplet stats: w rank 1: epochs 1",
+		"couplet stats: r rank 0: epochs 1",
+		"couplet stats: r rank 1: epochs 1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, `"decomp" matched no file`) {
+		t.Error("the section that coupled decomp.nc was reported as unmatched")
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}
