@@ -81,6 +81,10 @@ reliability: deps
 	FUZZTIME=$${FUZZTIME:-60s} $(MAKE) --no-print-directory fuzz
 
 # libcouplet.so: the PnetCDF-compatible C library (capi/pnetcdf.h is its header).
+# libcouplet-dyad.so: DYAD's open/close interception (LD_PRELOAD) and C client API,
+# plain C (capi/dyad; headers under capi/dyad/include; flags as in capi/dyad/build.go).
 .PHONY: capi
 capi: deps
 	$(GO) build -buildmode=c-shared -o $(BIN)/libcouplet.so ./capi
+	$${CC:-cc} -O2 -g -Wall -Wextra -Werror -std=gnu11 -fPIC -fvisibility=hidden -shared \
+	  -Icapi/dyad/include -o $(BIN)/libcouplet-dyad.so capi/dyad/src/*.c -lpthread
