@@ -37,6 +37,9 @@ type level struct {
 	stride      []int64 // row-major strides of the cell array
 	cellStart   []int32 // ids of cell c are ids[cellStart[c]:cellStart[c+1]]
 	ids         []int32
+	// single: every box of the level lies in one cell, so a query meets
+	// each at most once and needs no stamps.
+	single bool
 }
 
 // listMax is the size below which a level is a plain list (a variable so
@@ -145,14 +148,24 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 		lv.stride[k] = s
 		s *= ncell[k]
 	}
+	// Each kept box's cell when it occupies one (the common case), so the
+	// fill pass needs no second cell computation; -1 for a box over
+	// several cells, -2 for one passed up.
+	one := make([]int64, len(ids))
 	counts := make([]int32, s+1)
-	var kept int
-	for _, id := range ids {
-		if x.span(&lv, id) > maxPer {
-			continue
+	lv.single = true
+	for i, id := range ids {
+		switch n := x.span(&lv, id); {
+		case n > maxPer:
+			one[i] = -2
+		case n == 1:
+			c := x.cellOf(&lv, id)
+			one[i] = c
+			counts[c+1]++
+		default:
+			one[i], lv.single = -1, false
+			x.cells(&lv, id, func(c int64) { counts[c+1]++ })
 		}
-		kept++
-		x.cells(&lv, id, func(c int64) { counts[c+1]++ })
 	}
 	for c := 1; c < len(counts); c++ {
 		counts[c] += counts[c-1]
@@ -160,13 +173,26 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 	lv.cellStart = counts
 	lv.ids = make([]int32, counts[len(counts)-1])
 	fill := slices.Clone(counts[:s])
-	for _, id := range ids {
-		if x.span(&lv, id) > maxPer {
-			continue
+	for i, id := range ids {
+		switch c := one[i]; {
+		case c >= 0:
+			lv.ids[fill[c]] = id
+			fill[c]++
+		case c == -1:
+			x.cells(&lv, id, func(c int64) { lv.ids[fill[c]] = id; fill[c]++ })
 		}
-		x.cells(&lv, id, func(c int64) { lv.ids[fill[c]] = id; fill[c]++ })
 	}
 	return lv, slices.Clone(over), true
+}
+
+// cellOf returns the cell of lv holding the lower corner of box id.
+func (x *index) cellOf(lv *level, id int32) int64 {
+	b := int(id) * x.d
+	var c int64
+	for k := range x.d {
+		c += (x.lo[b+k] - lv.origin[k]) / lv.cell[k] * lv.stride[k]
+	}
+	return c
 }
 
 // doubled returns 2c, saturating.
@@ -287,13 +313,14 @@ func (x *index) queryCells(lv *level, lo, hi []int64, out []int32) []int32 {
 		c += x.c0[k] * lv.stride[k]
 	}
 	for {
-		for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
-			if x.stamp[id] != x.epoch {
-				x.stamp[id] = x.epoch
+		if lv.single {
+			for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
 				if x.overlaps(id, lo, hi) {
 					out = append(out, id)
 				}
 			}
+		} else {
+			out = x.scanCell(lv, c, lo, hi, out)
 		}
 		k := d - 1
 		for ; k >= 0; k-- {
@@ -309,4 +336,18 @@ func (x *index) queryCells(lv *level, lo, hi []int64, out []int32) []int32 {
 			return out
 		}
 	}
+}
+
+// scanCell appends the boxes of cell c of lv that overlap [lo,hi) and were
+// not met before in this query.
+func (x *index) scanCell(lv *level, c int64, lo, hi []int64, out []int32) []int32 {
+	for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
+		if x.stamp[id] != x.epoch {
+			x.stamp[id] = x.epoch
+			if x.overlaps(id, lo, hi) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }
