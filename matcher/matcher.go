@@ -340,19 +340,51 @@ func (m *Matcher) buildIndex(vw *varWrites) *index {
 func (m *Matcher) readOrder() []int32 {
 	order := make([]int32, len(m.reads))
 	sorted := true
+	lo, hi := math.MaxInt, math.MinInt
 	for i := range order {
 		order[i] = int32(i)
-		if i > 0 && m.compareReads(int32(i-1), int32(i)) > 0 {
+		if i > 0 && sorted && m.compareReads(int32(i-1), int32(i)) > 0 {
 			sorted = false
 		}
+		lo, hi = min(lo, m.reads[i].Rank), max(hi, m.reads[i].Rank)
 	}
-	if !sorted {
-		slices.SortFunc(order, func(a, b int32) int {
-			if c := m.compareReads(a, b); c != 0 {
-				return c
+	if sorted {
+		return order
+	}
+	byIndex := func(a, b int32) int {
+		if c := m.compareReads(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // stable
+	}
+	if hi-lo < 0 || hi-lo > 4*len(order)+1024 { // ranks too sparse to count
+		slices.SortFunc(order, byIndex)
+		return order
+	}
+	// Reads arrive in runs per rank, each usually in (Var, ID) order: a
+	// stable counting sort by rank, then a sort of each rank's reads only
+	// where they are out of order.
+	start := make([]int, hi-lo+2)
+	for i := range m.reads {
+		start[m.reads[i].Rank-lo+1]++
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	fill := slices.Clone(start)
+	for i := range m.reads {
+		r := m.reads[i].Rank - lo
+		order[fill[r]] = int32(i)
+		fill[r]++
+	}
+	for r := range len(start) - 1 {
+		g := order[start[r]:start[r+1]]
+		for i := 1; i < len(g); i++ {
+			if m.compareReads(g[i-1], g[i]) > 0 {
+				slices.SortFunc(g, byIndex)
+				break
 			}
-			return cmp.Compare(a, b) // stable
-		})
+		}
 	}
 	return order
 }
