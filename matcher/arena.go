@@ -41,8 +41,9 @@ const recChunk = 1 << 16
 // writer bucket, so that assembling them by writer needs no counting pass.
 type recs struct {
 	chunks [][]rec // every chunk full but the last, which holds used
+	last   []rec   // the last chunk
 	used   int
-	n      int
+	n      int     // records in the chunks before the last
 	pieces []piece // boxes cut out of an overlap, by rec.write^-1
 	bucket []int32 // writer bucket of each write index
 	counts []int   // records per writer bucket
@@ -61,19 +62,28 @@ type piece struct {
 	write, chunk, off int32
 }
 
+// push appends r (kept small so that it is inlined).
 func (l *recs) push(r rec) {
-	if len(l.chunks) == 0 || l.used == len(l.chunks[len(l.chunks)-1]) {
-		size := 64
-		if len(l.chunks) > 0 {
-			size = min(recChunk, 2*l.used)
-		}
-		l.chunks = append(l.chunks, make([]rec, size))
-		l.used = 0
+	if l.used == len(l.last) {
+		l.grow()
 	}
-	l.chunks[len(l.chunks)-1][l.used] = r
+	l.last[l.used] = r
 	l.used++
-	l.n++
 }
+
+// grow starts a new chunk.
+func (l *recs) grow() {
+	size := 64
+	if len(l.chunks) > 0 {
+		size = min(recChunk, 2*l.used)
+	}
+	l.n += l.used
+	l.last, l.used = make([]rec, size), 0
+	l.chunks = append(l.chunks, l.last)
+}
+
+// len returns the number of records.
+func (l *recs) len() int { return l.n + l.used }
 
 // add records that write w serves the whole overlap of read r.
 func (l *recs) add(r, w int32) {

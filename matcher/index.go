@@ -304,33 +304,42 @@ func (x *index) query(lo, hi []int64, out []int32) []int32 {
 	return out
 }
 
-// queryCells scans the cells x.c0..x.c1 of grid level lv.
+// queryCells scans the cells x.c0..x.c1 of grid level lv. It is the inner
+// loop of matching: locals of length d let the compiler drop bounds checks.
 func (x *index) queryCells(lv *level, lo, hi []int64, out []int32) []int32 {
 	d := x.d
+	lo, hi = lo[:d], hi[:d]
+	cur, c0, c1, stride := x.cur[:d], x.c0[:d], x.c1[:d], lv.stride[:d]
 	var c int64
-	for k := range d {
-		x.cur[k] = x.c0[k]
-		c += x.c0[k] * lv.stride[k]
+	for k := range cur {
+		cur[k] = c0[k]
+		c += c0[k] * stride[k]
 	}
 	for {
 		if lv.single {
+		next:
 			for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
-				if x.overlaps(id, lo, hi) {
-					out = append(out, id)
+				b := int(id) * d
+				bl, bh := x.lo[b:b+d], x.hi[b:b+d]
+				for k := range bl {
+					if bl[k] >= hi[k] || lo[k] >= bh[k] {
+						continue next
+					}
 				}
+				out = append(out, id)
 			}
 		} else {
 			out = x.scanCell(lv, c, lo, hi, out)
 		}
 		k := d - 1
 		for ; k >= 0; k-- {
-			if x.cur[k] < x.c1[k] {
-				x.cur[k]++
-				c += lv.stride[k]
+			if cur[k] < c1[k] {
+				cur[k]++
+				c += stride[k]
 				break
 			}
-			c -= (x.cur[k] - x.c0[k]) * lv.stride[k]
-			x.cur[k] = x.c0[k]
+			c -= (cur[k] - c0[k]) * stride[k]
+			cur[k] = c0[k]
 		}
 		if k < 0 {
 			return out

@@ -463,14 +463,14 @@ func (m *Matcher) writerBuckets() ([]int32, int) {
 // counts taken while adding, so the order within a writer is the emission
 // order).
 func assemble(l *recs) []rec {
-	if l.n == 0 {
+	if l.len() == 0 {
 		return nil
 	}
 	pos := make([]int, len(l.counts))
 	for i := 1; i < len(pos); i++ {
 		pos[i] = pos[i-1] + l.counts[i-1]
 	}
-	out := make([]rec, l.n)
+	out := make([]rec, l.len())
 	for i, ch := range l.chunks {
 		if i == len(l.chunks)-1 {
 			ch = ch[:l.used]
