@@ -25,8 +25,8 @@ type MatchPoint struct {
 	// included) of the slowest matcher's Match: unlike its wall time it
 	// does not grow when other work shares the machine.
 	CriticalCPU Summary `json:"critical_cpu_s"`
-	Total    Summary `json:"total_s"`
-	Split    Summary `json:"split_s"`
+	Total       Summary `json:"total_s"`
+	Split       Summary `json:"split_s"`
 }
 
 // BlockBoxes returns the case-2 workload: a 3-D array of side n*b written as
