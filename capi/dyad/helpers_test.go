@@ -88,6 +88,9 @@ func wiretest(t testing.TB) string {
 	return compile(t, "wiretest", "cc", append(args, "-lpthread")...)
 }
 
+// testToken is the cluster token of the tests' agents, so that they trust each other.
+const testToken = "dyadlib-test-cluster-token-0b7d"
+
 // node is one simulated node: its managed directory and its agent.
 type node struct {
 	dir    string
@@ -121,7 +124,7 @@ func startNode(t testing.TB, kvsURL string) *node {
 	}
 	t.Cleanup(func() { os.RemoveAll(sd) })
 	n := &node{dir: filepath.Join(t.TempDir(), "managed"), socket: filepath.Join(sd, "agent.sock"), log: &syncBuf{}}
-	a, err := agent.Start(agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log})
+	a, err := agent.Start(agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}

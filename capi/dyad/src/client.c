@@ -193,13 +193,14 @@ static dyad_rc_t locate(const struct dyad_ctx *c, const char *upath, bool wait, 
         wreq q = {.op = level == 0 ? OP_LOOKUP : OP_WAIT, .ns = c->ns, .key = key};
         int64_t tmo = c->timeout_ms;
         if (level == 1) {
-            q.timeout_ms = wait ? c->timeout_ms : 0;
+            /* Without waiting, ask for 1 ms: the agent reads a timeout of 0 as forever. */
+            q.timeout_ms = wait ? c->timeout_ms : 1;
             tmo = q.timeout_ms + 10000;
         }
         wrep r;
         if ((rc = agent_call(sock, &q, tmo, &r)) != DYAD_RC_OK) goto out;
         if (r.op == OP_ERROR) {
-            rc = fail(wait ? DYAD_RC_NOTFOUND : DYAD_RC_FLUXFAIL, "consume %s (key %s): agent: %s", upath, key,
+            rc = fail(level == 1 ? DYAD_RC_NOTFOUND : DYAD_RC_FLUXFAIL, "locate %s (key %s): agent: %s", upath, key,
                       r.err ? r.err : "?");
             wrep_free(&r);
             goto out;

@@ -1,6 +1,7 @@
 /* The staging protocol between a client and its node agent, as dyad/wire defines
  * it: each message is a 4-byte big-endian length and a msgpack map whose keys are
  * wire.Msg's (and wire.Meta's) msgpack names. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -231,6 +232,22 @@ dyad_rc_t agent_call(const char *socket_path, const wreq *q, int64_t timeout_ms,
         errno = e;
         return fail(DYAD_RC_FLUXFAIL, "no agent at %s (start one with `couplet agent`): %s", socket_path,
                     strerror(e));
+    }
+    /* The agent must run as this user, root, or $COUPLET_AGENT_UID: anything else could
+     * be a squatter on the socket path, so nothing is sent to it. */
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0) {
+        rc = fail(DYAD_RC_FLUXFAIL, "agent at %s: peer credentials: %s", socket_path, strerror(errno));
+        goto out;
+    }
+    const char *want_uid = getenv("COUPLET_AGENT_UID");
+    char uidbuf[16];
+    snprintf(uidbuf, sizeof uidbuf, "%u", (unsigned)cred.uid);
+    if (cred.uid != getuid() && cred.uid != 0 && !(want_uid && !strcmp(want_uid, uidbuf))) {
+        rc = fail(DYAD_RC_FLUXFAIL, "agent socket %s owned by another user: uid %u (pid %d), not %u, root or $COUPLET_AGENT_UID",
+                  socket_path, (unsigned)cred.uid, (int)cred.pid, (unsigned)getuid());
+        goto out;
     }
     uint8_t hdr[4];
     uint8_t *body = buf; /* the request is sent; its buffer takes the reply */

@@ -8,7 +8,9 @@
  * after the data is written. A program started with such a descriptor that its own
  * process opened before exec (a shell's `cmd > file`) publishes it when it closes it
  * or exits.
- * Everything else goes straight to libc.
+ * Everything else goes straight to libc. Interception is on when the library is
+ * preloaded (or COUPLET_DYAD_INTERCEPT=1); a program linked with it for DYAD's C API
+ * alone keeps its own opens.
  *
  * The library is plain C with no thread of its own, so it survives fork and exec;
  * after a fork the child does not publish the descriptors it inherited (the parent
@@ -660,12 +662,24 @@ static void adopt_open_fds(void) {
     closedir(d);
 }
 
+/* preloaded says whether interception is wanted: the library is in LD_PRELOAD (a program
+ * linked with it for the C API keeps its own opens), or COUPLET_DYAD_INTERCEPT=1. */
+static bool preloaded(void) {
+    const char *force = getenv("COUPLET_DYAD_INTERCEPT");
+    if (force && *force) return strcmp(force, "0") != 0;
+    const char *pre = getenv("LD_PRELOAD");
+    Dl_info info;
+    if (!pre || !dladdr((void *)&preloaded, &info) || !info.dli_fname) return false;
+    const char *base = strrchr(info.dli_fname, '/');
+    return strstr(pre, base ? base + 1 : info.dli_fname) != NULL;
+}
+
 static void init(void) {
     depth++;
     resolve_all();
     const char *p = getenv("DYAD_PATH_PRODUCER"), *c = getenv("DYAD_PATH_CONSUMER");
     int s = ST_OFF;
-    if ((p && *p) || (c && *c)) {
+    if (((p && *p) || (c && *c)) && preloaded()) {
         if (ctx_from_env(&W) == DYAD_RC_OK) {
             s = ST_ON;
         } else {
