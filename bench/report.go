@@ -89,6 +89,8 @@ func WriteMarkdown(w io.Writer, r *Results, plots []string) {
 			writeLocator(w, r)
 		case c.ID == CaseUCX:
 			writeUCX(w, r)
+		case c.ID == CaseIntercept:
+			writeIntercept(w, r)
 		}
 	}
 	if len(plots) > 0 {

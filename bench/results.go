@@ -25,6 +25,8 @@ type Results struct {
 	Staging     []StagingPoint     `json:"staging,omitempty"`
 	Locator     []LocatorPoint     `json:"locator,omitempty"`
 	UCXExchange []UCXExchangePoint `json:"ucx_exchange,omitempty"`
+	// Intercept is case 7, per kind of path.
+	Intercept []InterceptPoint `json:"intercept,omitempty"`
 	// LoadStart and LoadEnd are /proc/loadavg when the run began and ended:
 	// the machine may be shared.
 	LoadStart string `json:"load_start,omitempty"`

@@ -26,6 +26,7 @@ type Options struct {
 	StageBigReps   int
 	StageBigMiB    int64
 	LocatorLookups int      // case-5 lookups per level per repetition
+	InterceptIters int      // case-7 open+close pairs per run
 	UCXMiB         []int64  // case-6a array sizes in MiB
 	MemcpyBytes    int64    // size of the memcpy measurement
 	MCA            []string // extra OMPI_MCA_KEY=VALUE settings for every case-1 launch
@@ -47,6 +48,7 @@ func DefaultOptions(quick bool) Options {
 		Replay:         ReplayWorkload{Cycles: 8, NVars: 32, NZ: 16, NY: 64, NX: 64, WBlocks: 4},
 		StageMiB:       []int64{1, 16, 256, 1024},
 		LocatorLookups: 200,
+		InterceptIters: 200000,
 		UCXMiB:         []int64{64, 256, 1024},
 		MemcpyBytes:    256 << 20,
 		Timeout:        10 * time.Minute,
@@ -59,6 +61,7 @@ func DefaultOptions(quick bool) Options {
 		o.Replay.Cycles = 6
 		o.StageMiB = []int64{1, 16}
 		o.LocatorLookups = 100
+		o.InterceptIters = 50000
 		o.UCXMiB = []int64{64}
 		o.Command = "go run ./cmd/couplet bench -quick"
 	}
@@ -110,6 +113,9 @@ func Run(o Options) (*Results, error) {
 		steps += 1 + len(o.StageMiB)
 	}
 	if has(CaseLocator) {
+		steps++
+	}
+	if has(CaseIntercept) {
 		steps++
 	}
 	if has(CaseUCX) {
@@ -194,6 +200,16 @@ func Run(o Options) (*Results, error) {
 	if has(CaseStaging) || has(CaseUCX) || has(CaseLocator) {
 		if err := runStaging(o, r, next); err != nil {
 			return nil, err
+		}
+	}
+	if has(CaseIntercept) {
+		next("case 7: open+close outside the managed directories, %d pairs, plain vs preloaded, %d reps", o.InterceptIters, o.Reps)
+		if r.Intercept, err = MeasureIntercept(o.InterceptIters, o.Reps); err != nil {
+			return nil, err
+		}
+		for _, p := range r.Intercept {
+			o.progress("        %-8s plain %s ns, preloaded %s ns, overhead %s ns", p.Path, p.Plain.Format("%.0f"),
+				p.Preload.Format("%.0f"), p.Overhead.Format("%.0f"))
 		}
 	}
 	if has(CaseUCX) {

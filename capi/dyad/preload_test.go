@@ -71,6 +71,7 @@ with open(sys.argv[1]) as f:
 		{"external", `seq 1 3 > "$1"`, "1\n2\n3\n"},
 		{"subshell", `( echo a; printf 'b\n' ) > "$1"; echo c >> /dev/null`, "a\nb\n"},
 		{"fork", `{ echo x; bash -c 'echo y'; } > "$1"`, "x\ny\n"},
+		{"relative", `cd / && cd "$(dirname "$1")" && echo rel > "$(basename "$1")"`, "rel\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rel := filepath.Join("shell", c.name+".txt")
@@ -83,8 +84,8 @@ with open(sys.argv[1]) as f:
 			}
 		})
 	}
-	if c := prod.agent.Counters(); c["publishes"] != 4 {
-		t.Fatalf("producer published %d times, want once per file (4)", c["publishes"])
+	if c := prod.agent.Counters(); c["publishes"] != 5 {
+		t.Fatalf("producer published %d times, want once per file (5)", c["publishes"])
 	}
 }
 

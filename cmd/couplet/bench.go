@@ -13,7 +13,7 @@ import (
 )
 
 var benchCmd = &cobra.Command{
-	Use:   "bench [-quick] [-cases 1,2,3,4,5,6] [-sizes 64,256,1024] [-reps 5] [-out docs]",
+	Use:   "bench [-quick] [-cases 1,2,3,4,5,6,7] [-sizes 64,256,1024] [-reps 5] [-out docs]",
 	Short: "measure couplet side by side with raw MPI, real files, TCP, cp and UCX; write docs/PERFORMANCE.md, plots and JSON",
 	Long: `Bench runs the harness of bench/: each case against its baselines in the
 same run, each measurement repeated (5 times by default) and reported as

@@ -240,9 +240,46 @@ enum role { ROLE_NONE, ROLE_CONSUME, ROLE_PRODUCE };
 
 static bool is_state(const char *rel) { return !strncmp(rel, ".couplet", 8) && (rel[8] == 0 || rel[8] == '/'); }
 
+/* The working directory, cached so that an open by relative path costs no getcwd: chdir
+ * and fchdir invalidate it. Readers copy it under a sequence counter (a seqlock). */
+static char cwd_buf[PATH_MAX];
+static unsigned cwd_seq; /* odd while being written */
+static bool cwd_valid;
+static pthread_mutex_t cwd_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool cwd(char out[PATH_MAX]) {
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned s = __atomic_load_n(&cwd_seq, __ATOMIC_ACQUIRE);
+        if (s & 1 || !__atomic_load_n(&cwd_valid, __ATOMIC_ACQUIRE)) break;
+        memcpy(out, cwd_buf, PATH_MAX);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&cwd_seq, __ATOMIC_RELAXED) == s && memchr(out, 0, PATH_MAX)) return true;
+    }
+    pthread_mutex_lock(&cwd_mu);
+    __atomic_add_fetch(&cwd_seq, 1, __ATOMIC_ACQ_REL);
+    bool ok = getcwd(cwd_buf, sizeof cwd_buf) != NULL;
+    __atomic_store_n(&cwd_valid, ok, __ATOMIC_RELEASE);
+    if (ok) memcpy(out, cwd_buf, PATH_MAX);
+    __atomic_add_fetch(&cwd_seq, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_unlock(&cwd_mu);
+    return ok;
+}
+
+static void cwd_changed(void) {
+    pthread_mutex_lock(&cwd_mu);
+    __atomic_add_fetch(&cwd_seq, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&cwd_valid, false, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&cwd_seq, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_unlock(&cwd_mu);
+}
+
 /* absolute resolves path as the kernel would for dirfd (lexically). */
 static bool absolute(int dirfd, const char *path, char out[PATH_MAX]) {
-    if (path[0] == '/' || dirfd == AT_FDCWD) return abs_clean(NULL, path, out, PATH_MAX);
+    if (path[0] == '/') return abs_clean(NULL, path, out, PATH_MAX);
+    if (dirfd == AT_FDCWD) {
+        char base[PATH_MAX];
+        return cwd(base) && abs_clean(base, path, out, PATH_MAX);
+    }
     char link[64], base[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
     ssize_t n = readlink(link, base, sizeof base - 1);
@@ -608,11 +645,38 @@ EXPORT int fcntl64(int fd, int cmd, ...) {
     return do_fcntl(fn ? fn : REAL(fcntl, "fcntl"), fd, cmd, arg);
 }
 
+/* ---- working directory ---- */
+
+typedef int (*chdir_fn)(const char *);
+typedef int (*fchdir_fn)(int);
+static chdir_fn real_chdir;
+static fchdir_fn real_fchdir;
+
+EXPORT int chdir(const char *path) {
+    if (!real_chdir) real_chdir = (chdir_fn)next("chdir");
+    int r = real_chdir ? real_chdir(path) : (int)syscall(SYS_chdir, path);
+    if (r == 0) cwd_changed();
+    return r;
+}
+
+EXPORT int fchdir(int fd) {
+    if (!real_fchdir) real_fchdir = (fchdir_fn)next("fchdir");
+    int r = real_fchdir ? real_fchdir(fd) : (int)syscall(SYS_fchdir, fd);
+    if (r == 0) cwd_changed();
+    return r;
+}
+
 /* ---- process lifetime ---- */
 
-static void atfork_prepare(void) { pthread_mutex_lock(&tmu); }
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&cwd_mu);
+    pthread_mutex_lock(&tmu);
+}
 
-static void atfork_parent(void) { pthread_mutex_unlock(&tmu); }
+static void atfork_parent(void) {
+    pthread_mutex_unlock(&tmu);
+    pthread_mutex_unlock(&cwd_mu);
+}
 
 /* In the child every tracked file is the parent's too: the child never publishes it. */
 static void atfork_child(void) {
@@ -621,6 +685,7 @@ static void atfork_child(void) {
             for (int i = 0; i < CHUNK; i++)
                 if (chunks[c][i]) chunks[c][i]->inherited = true;
     pthread_mutex_unlock(&tmu);
+    pthread_mutex_unlock(&cwd_mu);
 }
 
 /* adopt_open_fds tracks the descriptors this program was started with that are open for
