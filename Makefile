@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-.PHONY: deps build test cluster-test check-tree demo demo-file demo-dyad bench lint fuzz clean
+.PHONY: deps build test cluster-test cluster-bench check-tree demo demo-file demo-dyad bench lint fuzz clean
 
 deps:
 	@missing=""; \
@@ -31,6 +31,10 @@ deps:
 # and faults; needs root (it skips otherwise). cluster/cluster_test.go.
 cluster-test: deps
 	COUPLET_CLUSTER=1 $(GO) test -count=1 -timeout 15m -v -run '^TestCluster$$' ./cluster/
+
+# The same, writing its benchmark numbers into docs/PERFORMANCE.md.
+cluster-bench: deps
+	COUPLET_CLUSTER_PERF=$(CURDIR)/docs/PERFORMANCE.md $(MAKE) --no-print-directory cluster-test
 
 # No tracked file over 1 MiB and no tracked ELF binary.
 check-tree:

@@ -33,6 +33,7 @@ func WriteOutputs(r *Results, docsDir string) ([]string, error) {
 		return nil, err
 	}
 	md := filepath.Join(docsDir, "PERFORMANCE.md")
+	kept := keptSection(md)
 	f, err := os.Create(md)
 	if err != nil {
 		return nil, err
@@ -42,6 +43,9 @@ func WriteOutputs(r *Results, docsDir string) ([]string, error) {
 		rel[i], _ = filepath.Rel(docsDir, p)
 	}
 	WriteMarkdown(f, r, rel)
+	if kept != "" {
+		fmt.Fprintf(f, "\n%s\n", kept)
+	}
 	if err := f.Close(); err != nil {
 		return nil, err
 	}

@@ -20,13 +20,15 @@ type env struct {
 
 	agents    map[int]*Proc // each node's couplet agent
 	dyadExtra []string      // more environment for dyad clients
+	perf      []string      // PERFORMANCE.md rows of the benchmarks
 }
 
 // programs are built once into the shared work directory.
 var programs = map[string]string{
-	"couplet": "github.com/couplet-hpc/couplet/cmd/couplet",
-	"heat":    "github.com/couplet-hpc/couplet/examples/heat",
-	"analyze": "github.com/couplet-hpc/couplet/examples/analyze",
+	"couplet":  "github.com/couplet-hpc/couplet/cmd/couplet",
+	"heat":     "github.com/couplet-hpc/couplet/examples/heat",
+	"analyze":  "github.com/couplet-hpc/couplet/examples/analyze",
+	"exchange": "github.com/couplet-hpc/couplet/bench/progs/exchange",
 }
 
 // results collects each case's outcome and time for the summary.
@@ -103,10 +105,15 @@ func TestCluster(t *testing.T) {
 	}
 	run(t, "staging-across-nodes-rpc", func(t *testing.T) { e.stagingAcrossNodes(t, "rpc") })
 	run(t, "staging-across-nodes-ucx", func(t *testing.T) { e.stagingAcrossNodes(t, "ucx") })
+	load, _ := os.ReadFile("/proc/loadavg")
+	run(t, "bench-coupling-vs-raw-mpi", e.benchCoupling)
+	run(t, "bench-staging-vs-raw-tcp", e.benchStaging)
+	e.writePerf(t, strings.Join(strings.Fields(string(load))[:3], " "))
 	run(t, "fault-one-etcd-member-down", e.etcdOneDown)
 	run(t, "fault-etcd-quorum-lost-and-back", e.etcdQuorumLost)
 	run(t, "fault-link-down-then-up", e.linkDownUp)
-	run(t, "fault-node-dies-mid-transfer", e.nodeDiesMidTransfer)
+	run(t, "fault-node-dies-mid-staging", e.nodeDiesMidTransfer)
+	run(t, "fault-node-dies-mid-coupling", e.nodeDiesMidCoupling)
 }
 
 // mpirunAcrossNodes launches one rank per node from node 1 and checks each

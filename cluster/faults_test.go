@@ -185,3 +185,67 @@ func (e *env) linkDownUp(t *testing.T) {
 	t.Logf("link up: staged after %v", time.Since(start).Round(time.Millisecond))
 	e.wantStaged(t, 2, 0, rel, data)
 }
+
+// nodeDiesMidCoupling kills every process of node 3 (analyze's ranks and
+// its mpirun, its etcd member, its agent) while heat on nodes 1 and 2
+// couples with it over UCX: heat fails with dtf's error within its 15 s
+// timeout instead of hanging. Node 3 then comes back.
+func (e *env) nodeDiesMidCoupling(t *testing.T) {
+	job := "node-dies"
+	ini := e.coupleIni(t, "couple-ucx-"+job+".ini", "transport = ucx\nkvs = "+strings.TrimPrefix(e.etcd.Endpoints(), "etcd://")+"\n")
+	if err := os.WriteFile(ini, []byte(strings.Replace(mustRead(t, ini), "timeout = 60s", "timeout = 15s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := func(args []string) []string { // 40 step files: still coupling when node 3 dies
+		return append(args, "-steps", "400")
+	}
+	hEnv, aEnv := ucxEnv("heat", job), ucxEnv("analyze", job)
+	heat, err := e.c.Nodes[0].Start(append(e.mpi, hEnv...), "mpirun",
+		append(append([]string{"-np", "4", "--host", e.hosts(2, 0, 1)}, mpirunX(hEnv)...), append([]string{e.bin["heat"]}, long(heatArgs(ini))...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, err := e.c.Nodes[2].Start(append(e.mpi, aEnv...), "mpirun",
+		append(append([]string{"-np", "3", "--host", e.hosts(3, 2)}, mpirunX(aEnv)...), append([]string{e.bin["analyze"]}, long(analyzeArgs(ini))...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(3 * time.Minute)
+	for !strings.Contains(ana.Output(), "step 0020: ") {
+		select {
+		case <-ana.Done():
+			t.Fatalf("analyze ended before node3 died: %s", tail(ana.Output(), 20))
+		case <-deadline:
+			t.Fatalf("analyze verified no step in 3 minutes: %s", tail(ana.Output(), 20))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	killed := e.c.Nodes[2].KillAll()
+	start := time.Now()
+	err = heat.Wait(2 * time.Minute)
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("heat succeeded although its reader's node died:\n%s", tail(heat.Output(), 20))
+	}
+	if strings.Contains(err.Error(), "still running") {
+		t.Fatalf("heat hung after its reader's node died: %v", err)
+	}
+	msg := lineWith(heat.Output(), "dtf:")
+	if msg == "" {
+		t.Errorf("heat's error does not come from dtf:\n%s", tail(heat.Output(), 20))
+	}
+	t.Logf("killed %d processes of node3; heat failed after %v: %s", killed, took.Round(time.Millisecond), msg)
+	start = time.Now()
+	e.restartEtcd(t, 2)
+	e.startAgent(t, 2)
+	t.Logf("node3 back in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// mustRead returns the contents of path.
+func mustRead(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
