@@ -52,7 +52,8 @@ func (e *env) startAgent(t *testing.T, i int, extra ...string) *Proc {
 	}
 	os.Remove(n.Tmp(agentReady))
 	args := append([]string{"agent", "--listen", n.IP + ":" + agentPort, "--token-file", e.writeToken(t),
-		"--kvs", e.etcd.Endpoints(), "--socket", agentSocket, "--ready-file", agentReady,
+		// The cluster's etcd is Debian's, open on the cluster network: say so.
+		"--kvs", e.etcd.Endpoints(), "--insecure-kvs", "--socket", agentSocket, "--ready-file", agentReady,
 		"--state-dir", "/tmp/couplet-agent-state"}, extra...)
 	args = append(args, prodDir)
 	p, err := n.Start(agentEnv, e.bin["couplet"], args...)

@@ -17,7 +17,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	_ "github.com/couplet-hpc/couplet/kvs/etcdkv"
 )
 
 // TestInjectedRecordRefused writes records straight into etcd, as a party that can reach
@@ -62,7 +62,9 @@ func TestInjectedRecordRefused(t *testing.T) {
 			return m
 		}},
 	}
-	store, err := etcdkv.Dial(context.Background(), []string{strings.TrimPrefix(prod.agent.KVSEndpoint(), "etcd://")})
+	// The writer reaches etcd (with the cluster directory's certificate, as an etcd admin
+	// or a member of an open external etcd would) but does not hold the cluster token.
+	store, err := kvs.Open(context.Background(), prod.agent.KVSEndpoint())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestTamperedContentRefused(t *testing.T) {
 // rawRecord reads rel's record as stored in etcd, with its hash and signature.
 func rawRecord(t *testing.T, n *node, rel string) *wire.Meta {
 	t.Helper()
-	store, err := etcdkv.Dial(context.Background(), []string{strings.TrimPrefix(n.agent.KVSEndpoint(), "etcd://")})
+	store, err := kvs.Open(context.Background(), n.agent.KVSEndpoint())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	"github.com/spf13/cobra"
 )
 
@@ -94,6 +95,29 @@ token.`,
 	f.BoolVar(&o.RefuseHardLinks, "refuse-hard-links", false, "refuse to serve files with more than one hard link")
 	f.IntVar(&o.MaxConns, "max-conns", 0, "connections served at once (0: 4096, less with a low RLIMIT_NOFILE)")
 	f.DurationVar(&o.PreAuthTimeout, "pre-auth-timeout", 5*time.Second, "time a new connection has to authenticate and send its request")
+	f.StringVar(&o.ClusterDir, "cluster-dir", "", "cluster directory from `couplet agent init-cluster`: the embedded etcd serves TLS to its members only, and the agent joins an etcd with its certificate (default STATE_DIR/cluster, created on first start)")
+	f.BoolVar(&o.InsecureKVS, "insecure-kvs", false, "allow joining a non-loopback etcd without TLS client certificates or etcd auth")
 	f.StringVar(&readyFile, "ready-file", "", "write addr/socket/kvs here once serving")
+	var hosts []string
+	initCmd := &cobra.Command{
+		Use:   "init-cluster DIR",
+		Short: "create a cluster directory: a CA and the member certificate the agents' etcd speaks TLS with",
+		Long: `Creates DIR (mode 0700) holding a new certificate authority and one member certificate
+and key (mode 0600), valid for loopback, this host and every --host. Give the same
+directory (a copy, kept 0700) to every agent of the cluster with --cluster-dir: the
+embedded etcd then serves only clients presenting the member certificate, and agents
+joining it present it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := pki.Init(args[0], hosts...)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("cluster directory %s: %s, %s, %s\n", d, pki.CAFile, pki.CertFile, pki.KeyFile)
+			return nil
+		},
+	}
+	initCmd.Flags().StringSliceVar(&hosts, "host", nil, "another host name or IP the etcd of this cluster is reached at (repeatable)")
+	cmd.AddCommand(initCmd)
 	root.AddCommand(cmd)
 }

@@ -87,3 +87,21 @@ func TestAgentTokenNotInArgv(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestInitCluster: `couplet agent init-cluster DIR` makes a 0700 directory whose key is
+// 0600, and refuses to overwrite it.
+func TestInitCluster(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cluster")
+	if _, _, err := runCouplet(t, "agent", "init-cluster", dir, "--host", "10.9.8.7", "--host", "node7"); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "member-key.pem"): 0o600, filepath.Join(dir, "ca.pem"): 0o600} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want mode %v", p, st.Mode().Perm(), err, want)
+		}
+	}
+	if _, _, err := runCouplet(t, "agent", "init-cluster", dir); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("second init-cluster: %v, want a refusal", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,7 +22,6 @@ import (
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
@@ -45,6 +45,14 @@ type Options struct {
 	TokenFile string
 	// KVS is "" for an embedded etcd, or "etcd://host:port,..." to join a cluster.
 	KVS string
+	// ClusterDir is the cluster directory (`couplet agent init-cluster`): the CA and the
+	// member certificate with which the embedded etcd serves TLS to clients presenting a
+	// certificate of the CA, and with which the agent joins an etcd (default
+	// StateDir/cluster, created on first start).
+	ClusterDir string
+	// InsecureKVS allows joining a non-loopback etcd without TLS client certificates or
+	// etcd auth (anyone reaching it could read the records and deny service).
+	InsecureKVS bool
 	// EtcdDir is the embedded etcd's data directory (default StateDir/etcd).
 	EtcdDir string
 	// EtcdClient and EtcdPeer are the embedded etcd's addresses (default: free loopback ports).
@@ -268,45 +276,18 @@ func (a *Agent) openLogs() error {
 	return nil
 }
 
-func (a *Agent) openKVS() error {
-	ctx, cancel := context.WithTimeout(a.ctx, 20*time.Second)
-	defer cancel()
-	if a.opts.KVS != "" {
-		kv, err := kvs.Open(ctx, a.opts.KVS)
-		if err != nil {
-			return fmt.Errorf("agent: %w", err)
-		}
-		a.kv = kv
-		return nil
-	}
-	ec := embedded.Config{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer}
-	if a.opts.Debug {
-		ec.LogLevel = "warn"
-	}
-	e, err := embedded.Start(ec)
-	if err != nil {
-		return fmt.Errorf("agent: %w", err)
-	}
-	a.etcd = e
-	s, err := etcdkv.Dial(ctx, []string{e.Endpoint()})
-	if err != nil {
-		return fmt.Errorf("agent: %w", err)
-	}
-	a.kv = s
-	return nil
-}
-
 // Addr returns the address peers fetch from (the published owner address).
 func (a *Agent) Addr() string { return a.opts.Advertise }
 
 // Socket returns the Unix socket path for local clients.
 func (a *Agent) Socket() string { return a.opts.Socket }
 
-// KVSEndpoint returns the store the agent uses: the embedded etcd's "etcd://host:port"
-// (which other agents join) or the configured URL.
+// KVSEndpoint returns the store the agent uses: the embedded etcd's
+// "etcd://host:port?cluster=DIR" (which other agents join; DIR holds the credentials) or
+// the configured URL.
 func (a *Agent) KVSEndpoint() string {
 	if a.etcd != nil {
-		return "etcd://" + a.etcd.Endpoint()
+		return "etcd://" + a.etcd.Endpoint() + "?cluster=" + url.QueryEscape(a.opts.ClusterDir)
 	}
 	return a.opts.KVS
 }

@@ -5,20 +5,29 @@ package etcdkv
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/couplet-hpc/couplet/kvs"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
 
 func init() {
 	kvs.Register("etcd", func(ctx context.Context, u *url.URL) (kvs.KV, error) {
-		return Dial(ctx, strings.Split(u.Host, ","))
+		c, err := ConfigFromURL(u)
+		if err != nil {
+			return nil, err
+		}
+		return DialConfig(ctx, c)
 	})
 }
 
@@ -29,29 +38,108 @@ type Store struct {
 
 var _ kvs.KV = (*Store)(nil)
 
-// Dial connects to the etcd endpoints ("host:port") and checks that the cluster answers
-// within 5 s (or ctx's deadline), so a wrong address fails now with a clear error.
-func Dial(ctx context.Context, endpoints []string) (*Store, error) {
-	for i, e := range endpoints {
-		if !strings.Contains(e, "://") {
-			endpoints[i] = "http://" + e
+// Config says how to reach an etcd cluster.
+type Config struct {
+	// Endpoints are "host:port" (or full URLs).
+	Endpoints []string
+	// TLS, when set, is used on every connection (https endpoints).
+	TLS *tls.Config
+	// Username and Password authenticate with etcd's own auth, when set.
+	Username, Password string
+}
+
+// Secured says whether c authenticates the client: a client certificate or etcd auth.
+func (c Config) Secured() bool {
+	return (c.TLS != nil && len(c.TLS.Certificates) > 0) || c.Username != ""
+}
+
+// ConfigFromURL reads an etcd:// URL: etcd://[user@]host:port,host:port[?options] with
+// the options cluster=DIR (a cluster directory of kvs/etcdkv/pki: TLS with its member
+// certificate), or ca=FILE, cert=FILE, key=FILE (TLS to an external etcd), and
+// password-file=FILE (etcd auth for user; the password never goes in the URL).
+func ConfigFromURL(u *url.URL) (Config, error) {
+	c := Config{Endpoints: strings.Split(u.Host, ",")}
+	q := u.Query()
+	switch {
+	case q.Get("cluster") != "":
+		t, err := pki.Dir(q.Get("cluster")).ClientTLS()
+		if err != nil {
+			return c, err
+		}
+		c.TLS = t
+	case q.Get("ca") != "" || q.Get("cert") != "":
+		t := &tls.Config{MinVersion: tls.VersionTLS12}
+		if ca := q.Get("ca"); ca != "" {
+			b, err := os.ReadFile(ca)
+			if err != nil {
+				return c, fmt.Errorf("etcdkv: %w", err)
+			}
+			t.RootCAs = x509.NewCertPool()
+			if !t.RootCAs.AppendCertsFromPEM(b) {
+				return c, fmt.Errorf("etcdkv: no certificate in %s", ca)
+			}
+		}
+		if cert := q.Get("cert"); cert != "" {
+			kp, err := tls.LoadX509KeyPair(cert, q.Get("key"))
+			if err != nil {
+				return c, fmt.Errorf("etcdkv: %w", err)
+			}
+			t.Certificates = []tls.Certificate{kp}
+		}
+		c.TLS = t
+	}
+	if u.User != nil {
+		c.Username = u.User.Username()
+		if _, set := u.User.Password(); set {
+			return c, errors.New("etcdkv: give the etcd password with password-file=FILE, not in the URL")
+		}
+		if pf := q.Get("password-file"); pf != "" {
+			b, err := os.ReadFile(pf)
+			if err != nil {
+				return c, fmt.Errorf("etcdkv: %w", err)
+			}
+			c.Password = strings.TrimSpace(string(b))
 		}
 	}
-	c, err := clientv3.New(clientv3.Config{
+	return c, nil
+}
+
+// Dial connects to the etcd endpoints ("host:port") without TLS or auth.
+func Dial(ctx context.Context, endpoints []string) (*Store, error) {
+	return DialConfig(ctx, Config{Endpoints: endpoints})
+}
+
+// DialConfig connects as c says and checks that the cluster answers within 5 s (or
+// ctx's deadline), so a wrong address or credential fails now with a clear error.
+func DialConfig(ctx context.Context, c Config) (*Store, error) {
+	endpoints := append([]string(nil), c.Endpoints...)
+	scheme := "http://"
+	if c.TLS != nil {
+		scheme = "https://"
+	}
+	for i, e := range endpoints {
+		if !strings.Contains(e, "://") {
+			endpoints[i] = scheme + e
+		}
+	}
+	cl, err := clientv3.New(clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
+		TLS:         c.TLS,
+		Username:    c.Username,
+		Password:    c.Password,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcdkv: connect %v: %w", endpoints, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := c.Get(cctx, "\x00couplet-ping"); err != nil {
-		c.Close()
+	if _, err := cl.Get(cctx, "\x00couplet-ping"); err != nil {
+		cl.Close()
 		return nil, fmt.Errorf("etcdkv: etcd at %v does not answer: %w", endpoints, err)
 	}
-	return &Store{c: c}, nil
+	return &Store{c: cl}, nil
 }
 
 // Client returns the underlying etcd client.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -28,6 +30,10 @@ type Config struct {
 	LogLevel string
 	// StartTimeout bounds how long to wait for the server to be ready (default 20 s).
 	StartTimeout time.Duration
+	// Cluster, when set, is a cluster directory (kvs/etcdkv/pki): the server then speaks
+	// TLS only, on its client and peer ports, and serves only clients presenting a
+	// certificate of the cluster CA.
+	Cluster string
 }
 
 // Server is a running embedded etcd server.
@@ -62,9 +68,19 @@ func Start(c Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	cu := url.URL{Scheme: "http", Host: c.ClientAddr}
-	pu := url.URL{Scheme: "http", Host: c.PeerAddr}
+	scheme := "http"
 	cfg := embed.NewConfig()
+	if c.Cluster != "" {
+		d := pki.Dir(c.Cluster)
+		if err := d.Check(); err != nil {
+			return nil, fmt.Errorf("etcd embedded: %w", err)
+		}
+		scheme = "https"
+		ti := transport.TLSInfo{CertFile: d.Cert(), KeyFile: d.Key(), TrustedCAFile: d.CA(), ClientCertAuth: true}
+		cfg.ClientTLSInfo, cfg.PeerTLSInfo = ti, ti
+	}
+	cu := url.URL{Scheme: scheme, Host: c.ClientAddr}
+	pu := url.URL{Scheme: scheme, Host: c.PeerAddr}
 	cfg.Name = c.Name
 	cfg.Dir = c.Dir
 	cfg.TickMs = 10
