@@ -21,8 +21,21 @@ void *couplet_real(const char *name);
 #define REAL(name) ({ static void *p_; if (!p_) p_ = couplet_real(#name); (__typeof__(&name))p_; })
 
 /* couplet_memtype maps a predefined MPI datatype to the nc_type of its memory
- * layout: NC_NAT for MPI_DATATYPE_NULL (the variable's own type), -1 for a
- * datatype libcouplet does not handle on coupled files. */
+ * layout: NC_NAT for MPI_DATATYPE_NULL (the variable's own type), -1 for any
+ * other datatype, which it notes for the couplet_data call it is an argument
+ * of (couplet_derived then takes it). */
 int couplet_memtype(MPI_Datatype t);
+
+/* Derived buftypes (dtype.c). couplet_derived takes the type couplet_memtype
+ * noted on this thread: it checks the type is built of one supported basic
+ * type and returns that type's nc_type, the basic elements in one instance
+ * and a duplicate of the type (freed with couplet_type_free), or an NC code.
+ * couplet_pack and couplet_unpack move count instances between the user's
+ * layout and a contiguous buffer of bytes bytes. */
+void couplet_note_derived(MPI_Datatype t);
+int couplet_derived(MPI_Offset *per, int *memtype, MPI_Datatype *dup);
+int couplet_pack(const void *buf, MPI_Offset count, MPI_Datatype t, void *out, MPI_Offset bytes);
+int couplet_unpack(const void *in, MPI_Offset bytes, void *buf, MPI_Offset count, MPI_Datatype t);
+void couplet_type_free(MPI_Datatype t);
 
 #endif

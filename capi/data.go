@@ -104,9 +104,16 @@ func couplet_data(ncid, varid, op, fam, coll, memtype C.int, start, count, strid
 	}
 	c := &dcall{op: int(op), fam: int(fam), coll: coll != 0, varid: int(varid), buf: buf}
 	mt := nc.Type(memtype)
+	var d *derivedBuf
+	if memtype < 0 {
+		if d, mt, err = takeDerived(buf, bufcount); err != nil {
+			return status(err)
+		}
+	}
 	// A bad varid leaves the index slices nil, so the front end reports it in
 	// PnetCDF's check order.
-	if _, vt, dims, _, err := f.InqVar(c.varid); err == nil {
+	_, vt, dims, _, verr := f.InqVar(c.varid)
+	if verr == nil {
 		nd := len(dims)
 		if fam == famVar1 {
 			c.start = offsets(start, nd)
@@ -121,13 +128,23 @@ func couplet_data(ncid, varid, op, fam, coll, memtype C.int, start, count, strid
 			return status(err)
 		}
 	}
-	if bufcount >= 0 && int64(bufcount) < c.n {
+	if d != nil && verr != nil {
+		d.free() // the front end reports the bad varid
+		d = nil
+	}
+	if d != nil {
+		if err := d.attach(c, mt, c.n); err != nil {
+			return status(err)
+		}
+	} else if bufcount >= 0 && int64(bufcount) < c.n {
 		c.n = int64(bufcount)
 	}
-	if memtype < 0 {
-		return status(nc.Errorf(nc.EINVAL, "coupled files take predefined MPI datatypes only in flexible calls"))
-	}
 	id, err := dispatchData(mt, f, c)
+	if d != nil {
+		if derr := d.afterPost(int(ncid), id, c.op, err); err == nil {
+			err = derr
+		}
+	}
 	if err == nil && req != nil {
 		*req = C.int(id)
 	}
@@ -222,7 +239,7 @@ func data[T nc.Elem](f *pnetcdf.File, c *dcall) (int, error) {
 			return pnetcdf.BPutVarm(f, v, st, ct, sd, im, b)
 		}
 	}
-	return 0, fmt.Errorf("couplet: bad data call op %d family %d", c.op, c.fam)
+	return 0, fmt.Errorf("bad data call op %d family %d", c.op, c.fam)
 }
 
 // pickPut runs a blocking put of c's family, collective or independent.

@@ -33,7 +33,18 @@ func couplet_dtf_init(path, comp *C.char) C.int {
 		c = C.GoString(comp)
 	}
 	initDone = true
-	return status(dtf.Init(p, c))
+	if dtf.Active() {
+		// DTF_INI_FILE started the runtime at MPI_Init already (the
+		// world split); the program's own dtf_init joins it.
+		if c != "" && c != dtf.ComponentName() {
+			return status(fmt.Errorf("dtf_init: component %q, but this rank runs component %q", c, dtf.ComponentName()))
+		}
+		return 0
+	}
+	if err := dtf.Init(p, c); err != nil {
+		return status(err)
+	}
+	return status(startSplitAfterInit())
 }
 
 //export couplet_dtf_finalize

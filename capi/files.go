@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -48,9 +50,55 @@ func status(err error) C.int {
 	}
 	var code nc.Error
 	if !errors.As(err, &code) || error(code) != err {
-		fmt.Fprintf(os.Stderr, "couplet: %v\n", err)
+		fmt.Fprintln(os.Stderr, message(err))
 	}
 	return C.int(nc.Code(err))
+}
+
+// message is err as a line for stderr with exactly one "couplet: " prefix,
+// whatever prefixes the layers below put on it.
+func message(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "couplet: ") {
+		s = strings.TrimPrefix(s, "couplet: ")
+	}
+	return "couplet: " + s
+}
+
+// canonical is the absolute, cleaned path of p with the symbolic links of
+// its directory resolved, so that a writer's absolute path and a reader's
+// relative path to the same file name the same coupled file.
+func canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	dir, base := filepath.Split(abs)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(d, base)
+	}
+	return abs
+}
+
+var (
+	lazyCfg    *dtf.Config // the config, loaded to route files before the runtime starts
+	lazyCfgErr error
+)
+
+// claimed reports whether the config names path when the runtime has not
+// started (no config: never). A file no [FILE] names never starts it.
+func claimed(path string) (bool, error) {
+	if os.Getenv("DTF_INI_FILE") == "" {
+		return false, nil
+	}
+	if lazyCfg == nil && lazyCfgErr == nil {
+		lazyCfg, lazyCfgErr = dtf.LoadConfigEnv("")
+	}
+	if lazyCfgErr != nil {
+		return false, lazyCfgErr
+	}
+	_, ok := lazyCfg.FileFor(path)
+	return ok, nil
 }
 
 // ensureInit starts the coupling runtime on the first create/open when
@@ -64,7 +112,7 @@ func ensureInit() error {
 		return nil
 	}
 	if err := dtf.Init("", os.Getenv("COUPLET_COMPONENT")); err != nil {
-		initErr = fmt.Errorf("couplet: starting the coupling runtime (DTF_INI_FILE=%s): %w", os.Getenv("DTF_INI_FILE"), err)
+		initErr = fmt.Errorf("starting the coupling runtime (DTF_INI_FILE=%s): %w", os.Getenv("DTF_INI_FILE"), err)
 	}
 	return initErr
 }
@@ -81,10 +129,15 @@ func file(ncid C.int) (*pnetcdf.File, error) {
 func couplet_route(commp *unsafe.Pointer, path *C.char, create, mode C.int, token *C.int) C.int {
 	mu.Lock()
 	defer mu.Unlock()
+	p := canonical(C.GoString(path))
+	if !dtf.Active() {
+		if ok, err := claimed(p); err != nil || !ok {
+			return status(err) // routeForward when err is nil
+		}
+	}
 	if err := ensureInit(); err != nil {
 		return status(err)
 	}
-	p := C.GoString(path)
 	coupled, fmode := dtf.Claims(p)
 	if debug {
 		fmt.Fprintf(os.Stderr, "couplet: %s: coupled=%v mode=%q runtime=%v\n", p, coupled, fmode, dtf.Active())
@@ -136,7 +189,7 @@ func couplet_end_session(ncid C.int) C.int {
 func couplet_open_coupled(comm unsafe.Pointer, path *C.char, mode, create C.int, ncidp *C.int) C.int {
 	mu.Lock()
 	defer mu.Unlock()
-	c, p := mpi.CommFromPtr(comm), C.GoString(path)
+	c, p := mpi.CommFromPtr(comm), canonical(C.GoString(path))
 	var f *pnetcdf.File
 	var err error
 	if create != 0 {
@@ -178,6 +231,7 @@ func couplet_call(ncid, what C.int) C.int {
 	switch what {
 	case callClose:
 		delete(files, int(ncid))
+		defer dropDerived(int(ncid))
 		err = f.Close()
 	case callEndDef:
 		err = f.EndDef()

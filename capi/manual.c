@@ -2,6 +2,7 @@
  * the DTF entry points and the MPI_Finalize hook. Each ncid-based call goes to
  * the real libpnetcdf unless the ncid is a coupled one. */
 #include "capi.h"
+#include "worldsplit.h"
 #include "_cgo_export.h"
 
 /* open routes a create or open: coupled transfer-mode files to Go, the rest
@@ -13,6 +14,8 @@ static int open_file(MPI_Comm comm, const char *path, int mode, MPI_Info info, i
 	if (route < 0)
 		return route;
 	comm = (MPI_Comm)c;
+	if (route == 0)
+		comm = COUPLET_WORLD(comm); /* the world split: the component's ranks */
 	if (route == 1)
 		return couplet_open_coupled(c, (char *)path, mode, create, ncidp);
 	int err = create ? REAL(ncmpi_create)(comm, path, mode, info, ncidp)
@@ -114,7 +117,7 @@ int ncmpi_inq_nreqs(int ncid, int *nreqs) { FWD(ncmpi_inq_nreqs, ncid, nreqs); r
 /* Calls without an ncid are always the real library's. */
 int ncmpi_inq_malloc_size(MPI_Offset *size) { return REAL(ncmpi_inq_malloc_size)(size); }
 int ncmpi_inq_malloc_max_size(MPI_Offset *size) { return REAL(ncmpi_inq_malloc_max_size)(size); }
-const char *ncmpi_strerror(int err) { return REAL(ncmpi_strerror)(err); }
+const char *ncmpi_strerror(int err) { return err == NC_ETIMEDOUT ? couplet_strerror(err) : REAL(ncmpi_strerror)(err); }
 const char *ncmpi_inq_libvers(void) { return REAL(ncmpi_inq_libvers)(); }
 
 int ncmpi_wait(int ncid, int count, int reqs[], int statuses[]) { FWD(ncmpi_wait, ncid, count, reqs, statuses); return couplet_wait(ncid, count, reqs, statuses, 0); }

@@ -41,6 +41,9 @@ func couplet_wait(ncid, count C.int, reqs, statuses *C.int, what C.int) C.int {
 	default:
 		sts, err = f.Cancel(int(count), ids)
 	}
+	if derr := afterWait(int(ncid), ids, sts, count == nc.REQ_ALL, what == waitCancel); err == nil {
+		err = derr
+	}
 	if count > 0 && reqs != nil {
 		// PnetCDF sets completed request ids to NC_REQ_NULL.
 		rs := unsafe.Slice(reqs, int(count))

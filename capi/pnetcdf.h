@@ -691,4 +691,13 @@ int ncmpi_get_att(int ncid, int varid, const char *name, void *buf);
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- couplet extensions (not in PnetCDF; capi/gen keeps this block) ---- */
+
+/* NC_ETIMEDOUT: a coupled peer did not answer within the configured timeout
+ * (the config's `timeout`, DTF_TIMEOUT), or died. ncmpi_strerror describes
+ * it; its value lies outside PnetCDF's own codes. */
+#define NC_ETIMEDOUT (-300)
+
+/* ---- end of couplet extensions ---- */
 #endif /* COUPLET_PNETCDF_H */

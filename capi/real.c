@@ -52,5 +52,6 @@ int couplet_memtype(MPI_Datatype t) {
 	if (t == MPI_UNSIGNED_LONG || t == MPI_UNSIGNED_LONG_LONG || t == MPI_UINT64_T) return NC_UINT64;
 	if (t == MPI_FLOAT) return NC_FLOAT;
 	if (t == MPI_DOUBLE) return NC_DOUBLE;
+	couplet_note_derived(t); /* for couplet_data: see dtype.c */
 	return -1;
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/transport"
 )
 
@@ -264,7 +265,7 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
+			return nc.Errorf(nc.ETIMEDOUT, "dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
 		}
 		if n > 0 {
 			sleep = minSleep

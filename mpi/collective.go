@@ -11,7 +11,7 @@ import (
 )
 
 // Barrier blocks until every process of c has called it.
-func Barrier(c Comm) error { return check(C.MPI_Barrier(c.c)) }
+func Barrier(c Comm) error { return check(C.PMPI_Barrier(c.c)) }
 
 // Bcast copies buf on root into buf on every other process of c.
 func Bcast[T Elem](c Comm, buf []T, root int) error {
@@ -22,7 +22,7 @@ func Bcast[T Elem](c Comm, buf []T, root int) error {
 	if owned {
 		defer freeType(dt)
 	}
-	return check(C.MPI_Bcast(bufPtr(buf), n, dt, C.int(root), c.c))
+	return check(C.PMPI_Bcast(bufPtr(buf), n, dt, C.int(root), c.c))
 }
 
 // Gather collects every process's send (all of the same length) into recv on
@@ -41,7 +41,7 @@ func Gather[T Elem](c Comm, send, recv []T, root int) error {
 	if owned {
 		defer freeType(dt)
 	}
-	return check(C.MPI_Gather(bufPtr(send), n, dt, bufPtr(recv), n, dt, C.int(root), c.c))
+	return check(C.PMPI_Gather(bufPtr(send), n, dt, bufPtr(recv), n, dt, C.int(root), c.c))
 }
 
 // Allgather collects every process's send (all of the same length) into recv
@@ -57,7 +57,7 @@ func Allgather[T Elem](c Comm, send, recv []T) error {
 	if owned {
 		defer freeType(dt)
 	}
-	return check(C.MPI_Allgather(bufPtr(send), n, dt, bufPtr(recv), n, dt, c.c))
+	return check(C.PMPI_Allgather(bufPtr(send), n, dt, bufPtr(recv), n, dt, c.c))
 }
 
 // Allgatherv collects send from every process into recv on every process:
@@ -100,7 +100,7 @@ func Allgatherv[T Elem](c Comm, send, recv []T, counts []int) error {
 	for r := range size {
 		cc[r], cd[r] = C.int(counts[r]), C.int(displs[r])
 	}
-	return check(C.MPI_Allgatherv(bufPtr(send), C.int(len(send)), elemType[T](),
+	return check(C.PMPI_Allgatherv(bufPtr(send), C.int(len(send)), elemType[T](),
 		bufPtr(recv), &cc[0], &cd[0], elemType[T](), c.c))
 }
 
@@ -141,7 +141,7 @@ func Allreduce[T Elem](c Comm, send, recv []T, op Op) error {
 	for lo := 0; lo < len(send) || lo == 0; lo += step {
 		hi := min(lo+step, len(send))
 		s, r := send[lo:hi], recv[lo:hi]
-		if err := check(C.MPI_Allreduce(bufPtr(s), bufPtr(r), C.int(len(s)), elemType[T](), mop, c.c)); err != nil {
+		if err := check(C.PMPI_Allreduce(bufPtr(s), bufPtr(r), C.int(len(s)), elemType[T](), mop, c.c)); err != nil {
 			return err
 		}
 		if hi == len(send) {

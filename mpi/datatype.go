@@ -30,7 +30,7 @@ func (d *Datatype) Free() error {
 	if d == nil || d.t == C.h_datatype_null() {
 		return nil
 	}
-	return check(C.MPI_Type_free(&d.t))
+	return check(C.PMPI_Type_free(&d.t))
 }
 
 // NewSubarray describes the C-order sub-block subsizes at starts of an array
@@ -67,7 +67,7 @@ func NewSubarray(elemSize int, sizes, subsizes, starts []int64) (*Datatype, erro
 		for i := range nd {
 			cs[i], csub[i], cst[i] = C.int(sizes[i]), C.int(subsizes[i]), C.int(starts[i])
 		}
-		err = check(C.MPI_Type_create_subarray(C.int(nd), &cs[0], &csub[0], &cst[0], C.h_order_c(), elem, &t))
+		err = check(C.PMPI_Type_create_subarray(C.int(nd), &cs[0], &csub[0], &cst[0], C.h_order_c(), elem, &t))
 	} else {
 		t, err = bigSubarray(elem, int64(elemSize), sizes, subsizes, starts, total)
 	}
@@ -80,7 +80,7 @@ func NewSubarray(elemSize int, sizes, subsizes, starts []int64) (*Datatype, erro
 // byteBlock returns a contiguous type of n bytes: one element of any type.
 func byteBlock(n int) (C.MPI_Datatype, error) {
 	var t C.MPI_Datatype
-	err := check(C.MPI_Type_contiguous(C.int(n), C.h_byte(), &t))
+	err := check(C.PMPI_Type_contiguous(C.int(n), C.h_byte(), &t))
 	return t, err
 }
 
@@ -109,28 +109,28 @@ func bigSubarray(elem C.MPI_Datatype, esize int64, sizes, subsizes, starts []int
 	lens := []C.int{1}
 	displs := []C.MPI_Aint{C.MPI_Aint(offset)}
 	var placed C.MPI_Datatype
-	if err := check(C.MPI_Type_create_hindexed(1, &lens[0], &displs[0], cur, &placed)); err != nil {
+	if err := check(C.PMPI_Type_create_hindexed(1, &lens[0], &displs[0], cur, &placed)); err != nil {
 		return null, err
 	}
 	defer freeType(placed)
 	var t C.MPI_Datatype
-	err := check(C.MPI_Type_create_resized(placed, 0, C.MPI_Aint(total), &t))
+	err := check(C.PMPI_Type_create_resized(placed, 0, C.MPI_Aint(total), &t))
 	return t, err
 }
 
 // commitType commits t and records its size and true extent.
 func commitType(t C.MPI_Datatype) (*Datatype, error) {
-	if err := check(C.MPI_Type_commit(&t)); err != nil {
+	if err := check(C.PMPI_Type_commit(&t)); err != nil {
 		freeType(t)
 		return nil, err
 	}
 	var size, lb, ext, tlb, text C.MPI_Count
-	err := check(C.MPI_Type_size_x(t, &size))
+	err := check(C.PMPI_Type_size_x(t, &size))
 	if err == nil {
-		err = check(C.MPI_Type_get_extent_x(t, &lb, &ext))
+		err = check(C.PMPI_Type_get_extent_x(t, &lb, &ext))
 	}
 	if err == nil {
-		err = check(C.MPI_Type_get_true_extent_x(t, &tlb, &text))
+		err = check(C.PMPI_Type_get_true_extent_x(t, &tlb, &text))
 	}
 	if err == nil && (lb < 0 || tlb < 0) {
 		err = fmt.Errorf("mpi: datatype starts %d bytes before its buffer", int64(min(lb, tlb)))
@@ -162,7 +162,7 @@ func SendType(c Comm, buf []byte, dt *Datatype, dest, tag int) error {
 	if err := dt.fitsIn(buf); err != nil {
 		return err
 	}
-	return check(C.MPI_Send(bufPtr(buf), 1, dt.t, C.int(dest), C.int(tag), c.c))
+	return check(C.PMPI_Send(bufPtr(buf), 1, dt.t, C.int(dest), C.int(tag), c.c))
 }
 
 // RecvType receives one instance of dt from source with tag straight into buf.
@@ -171,7 +171,7 @@ func RecvType(c Comm, buf []byte, dt *Datatype, source, tag int) (Status, error)
 		return Status{}, err
 	}
 	var st C.MPI_Status
-	if err := check(C.MPI_Recv(bufPtr(buf), 1, dt.t, C.int(source), C.int(tag), c.c, &st)); err != nil {
+	if err := check(C.PMPI_Recv(bufPtr(buf), 1, dt.t, C.int(source), C.int(tag), c.c, &st)); err != nil {
 		return Status{}, err
 	}
 	return statusOf(&st)
@@ -184,7 +184,7 @@ func IsendType(c Comm, buf []byte, dt *Datatype, dest, tag int) (*Request, error
 		return nil, err
 	}
 	q := newRequest(bufPtr(buf), false)
-	if err := check(C.MPI_Isend(bufPtr(buf), 1, dt.t, C.int(dest), C.int(tag), c.c, q.r)); err != nil {
+	if err := check(C.PMPI_Isend(bufPtr(buf), 1, dt.t, C.int(dest), C.int(tag), c.c, q.r)); err != nil {
 		q.abandon()
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func IrecvType(c Comm, buf []byte, dt *Datatype, source, tag int) (*Request, err
 		return nil, err
 	}
 	q := newRequest(bufPtr(buf), true)
-	if err := check(C.MPI_Irecv(bufPtr(buf), 1, dt.t, C.int(source), C.int(tag), c.c, q.r)); err != nil {
+	if err := check(C.PMPI_Irecv(bufPtr(buf), 1, dt.t, C.int(source), C.int(tag), c.c, q.r)); err != nil {
 		q.abandon()
 		return nil, err
 	}

@@ -27,7 +27,7 @@ static inline int h_order_c(void) { return MPI_ORDER_C; }
 // h_appnum reads the MPI_APPNUM attribute of MPI_COMM_WORLD.
 static inline int h_appnum(int *value, int *flag) {
 	int *v = NULL;
-	int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, flag);
+	int rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, flag);
 	if (rc == MPI_SUCCESS && *flag) *value = *v;
 	return rc;
 }
@@ -42,11 +42,11 @@ static inline int h_tag_ub(int *value, int *flag) {
 
 // h_status_bytes reports how many bytes a status describes.
 static inline int h_status_bytes(MPI_Status *st, MPI_Count *n) {
-	return MPI_Get_elements_x(st, MPI_BYTE, n);
+	return PMPI_Get_elements_x(st, MPI_BYTE, n);
 }
 
 static inline int h_waitall(int n, MPI_Request *reqs, MPI_Status *sts) {
-	return MPI_Waitall(n, reqs, sts);
+	return PMPI_Waitall(n, reqs, sts);
 }
 
 // h_testall_for calls MPI_Testall until all n requests are complete,
@@ -60,11 +60,11 @@ static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	*watched = 0;
 	for (;;) {
-		int rc = MPI_Testall(n, reqs, flag, sts);
+		int rc = PMPI_Testall(n, reqs, flag, sts);
 		if (rc != MPI_SUCCESS || *flag || budget_ns <= 0) return rc;
 		if (watch_tag >= 0) {
 			MPI_Status st;
-			rc = MPI_Iprobe(MPI_ANY_SOURCE, watch_tag, comm, watched, &st);
+			rc = PMPI_Iprobe(MPI_ANY_SOURCE, watch_tag, comm, watched, &st);
 			if (rc != MPI_SUCCESS) *watched = 1;
 			if (*watched) return rc;
 		}
@@ -83,8 +83,8 @@ extern bool opal_progress_set_yield_when_idle(bool) __attribute__((weak));
 static inline int h_poll(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
 	bool prev = false;
 	if (opal_progress_set_yield_when_idle) prev = opal_progress_set_yield_when_idle(false);
-	int rc = MPI_Iprobe(source, tag, comm, flag, st);
-	if (rc == MPI_SUCCESS && !*flag) rc = MPI_Iprobe(source, tag, comm, flag, st);
+	int rc = PMPI_Iprobe(source, tag, comm, flag, st);
+	if (rc == MPI_SUCCESS && !*flag) rc = PMPI_Iprobe(source, tag, comm, flag, st);
 	if (opal_progress_set_yield_when_idle) opal_progress_set_yield_when_idle(prev);
 	return rc;
 }

@@ -9,7 +9,7 @@ import "C"
 // of c has started it. Unlike Barrier, a caller can give up waiting on it.
 func Ibarrier(c Comm) (*Request, error) {
 	q := newRequest(nil, false)
-	if err := check(C.MPI_Ibarrier(c.c, q.r)); err != nil {
+	if err := check(C.PMPI_Ibarrier(c.c, q.r)); err != nil {
 		q.abandon()
 		return nil, err
 	}

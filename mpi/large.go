@@ -38,8 +38,8 @@ func msgType(base C.MPI_Datatype, ext, n int64) (dt C.MPI_Datatype, count C.int,
 	if err != nil {
 		return dt, 0, false, err
 	}
-	if err := check(C.MPI_Type_commit(&t)); err != nil {
-		C.MPI_Type_free(&t)
+	if err := check(C.PMPI_Type_commit(&t)); err != nil {
+		C.PMPI_Type_free(&t)
 		return dt, 0, false, err
 	}
 	return t, 1, true, nil
@@ -48,7 +48,7 @@ func msgType(base C.MPI_Datatype, ext, n int64) (dt C.MPI_Datatype, count C.int,
 // freeType releases a derived type; pending operations that use it still
 // complete, as MPI guarantees.
 func freeType(t C.MPI_Datatype) {
-	C.MPI_Type_free(&t)
+	C.PMPI_Type_free(&t)
 }
 
 // repeatType builds an uncommitted type of n copies of inner placed stride
@@ -56,7 +56,7 @@ func freeType(t C.MPI_Datatype) {
 func repeatType(n, stride int64, inner C.MPI_Datatype) (C.MPI_Datatype, error) {
 	var t C.MPI_Datatype
 	var lb, ext C.MPI_Count
-	if err := check(C.MPI_Type_get_extent_x(inner, &lb, &ext)); err != nil {
+	if err := check(C.PMPI_Type_get_extent_x(inner, &lb, &ext)); err != nil {
 		return t, err
 	}
 	// Dense runs are contiguous types, which Open MPI copies as one block;
@@ -64,9 +64,9 @@ func repeatType(n, stride int64, inner C.MPI_Datatype) (C.MPI_Datatype, error) {
 	dense := lb == 0 && int64(ext) == stride
 	run := func(k int64, out *C.MPI_Datatype) error {
 		if dense {
-			return check(C.MPI_Type_contiguous(C.int(k), inner, out))
+			return check(C.PMPI_Type_contiguous(C.int(k), inner, out))
 		}
-		return check(C.MPI_Type_create_hvector(C.int(k), 1, C.MPI_Aint(stride), inner, out))
+		return check(C.PMPI_Type_create_hvector(C.int(k), 1, C.MPI_Aint(stride), inner, out))
 	}
 	if n <= maxCount {
 		err := run(n, &t)
@@ -91,6 +91,6 @@ func repeatType(n, stride int64, inner C.MPI_Datatype) (C.MPI_Datatype, error) {
 	lens := []C.int{1, 1}
 	displs := []C.MPI_Aint{0, C.MPI_Aint(q * maxCount * stride)}
 	types := []C.MPI_Datatype{rep, rem}
-	err = check(C.MPI_Type_create_struct(2, &lens[0], &displs[0], &types[0], &t))
+	err = check(C.PMPI_Type_create_struct(2, &lens[0], &displs[0], &types[0], &t))
 	return t, err
 }

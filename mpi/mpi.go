@@ -1,6 +1,9 @@
 // Package mpi is a thin cgo binding to Open MPI: lifecycle, communicators,
 // point-to-point, collectives and subarray datatypes, with MPI errors returned
-// as Go errors instead of aborting the job.
+// as Go errors instead of aborting the job. It calls the PMPI_ entry points,
+// so a profiling layer in the same process (libcouplet's world split, which
+// makes MPI_COMM_WORLD mean a component) never redirects the runtime's own
+// calls: couplet always works on the real world.
 package mpi
 
 /*
@@ -11,7 +14,7 @@ package mpi
 static MPI_Comm comm_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm comm_self(void)  { return MPI_COMM_SELF; }
 static MPI_Comm comm_null(void)  { return MPI_COMM_NULL; }
-static int set_errors_return(MPI_Comm c) { return MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); }
+static int set_errors_return(MPI_Comm c) { return PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); }
 */
 import "C"
 
@@ -60,7 +63,7 @@ func check(rc C.int) error {
 	}
 	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
 	var n C.int
-	C.MPI_Error_string(rc, &buf[0], &n)
+	C.PMPI_Error_string(rc, &buf[0], &n)
 	return &Error{Code: int(rc), Msg: C.GoStringN(&buf[0], n)}
 }
 
@@ -91,7 +94,7 @@ func Init() error {
 // InitThread initialises MPI asking for level, and reports the level MPI provides.
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	var provided C.int
-	if err := check(C.MPI_Init_thread(nil, nil, C.int(required), &provided)); err != nil {
+	if err := check(C.PMPI_Init_thread(nil, nil, C.int(required), &provided)); err != nil {
 		return 0, err
 	}
 	if err := World().SetErrorsReturn(); err != nil {
@@ -103,29 +106,29 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 // QueryThread reports the thread level MPI provides after initialisation.
 func QueryThread() ThreadLevel {
 	var provided C.int
-	C.MPI_Query_thread(&provided)
+	C.PMPI_Query_thread(&provided)
 	return ThreadLevel(provided)
 }
 
 // Initialized reports whether MPI_Init has been called.
 func Initialized() bool {
 	var flag C.int
-	C.MPI_Initialized(&flag)
+	C.PMPI_Initialized(&flag)
 	return flag != 0
 }
 
 // Finalized reports whether MPI_Finalize has been called.
 func Finalized() bool {
 	var flag C.int
-	C.MPI_Finalized(&flag)
+	C.PMPI_Finalized(&flag)
 	return flag != 0
 }
 
 // Finalize shuts MPI down.
-func Finalize() error { return check(C.MPI_Finalize()) }
+func Finalize() error { return check(C.PMPI_Finalize()) }
 
 // Abort terminates every process of c with the given exit code.
-func Abort(c Comm, code int) error { return check(C.MPI_Abort(c.c, C.int(code))) }
+func Abort(c Comm, code int) error { return check(C.PMPI_Abort(c.c, C.int(code))) }
 
 // SetErrorsReturn makes MPI calls on c return error codes instead of aborting.
 func (c Comm) SetErrorsReturn() error { return check(C.set_errors_return(c.c)) }
@@ -133,21 +136,21 @@ func (c Comm) SetErrorsReturn() error { return check(C.set_errors_return(c.c)) }
 // Rank returns the calling process's rank in c.
 func (c Comm) Rank() int {
 	var r C.int
-	C.MPI_Comm_rank(c.c, &r)
+	C.PMPI_Comm_rank(c.c, &r)
 	return int(r)
 }
 
 // Size returns the number of processes in c.
 func (c Comm) Size() int {
 	var s C.int
-	C.MPI_Comm_size(c.c, &s)
+	C.PMPI_Comm_size(c.c, &s)
 	return int(s)
 }
 
 // Dup duplicates c; the copy has its own message space.
 func (c Comm) Dup() (Comm, error) {
 	var n C.MPI_Comm
-	if err := check(C.MPI_Comm_dup(c.c, &n)); err != nil {
+	if err := check(C.PMPI_Comm_dup(c.c, &n)); err != nil {
 		return Comm{}, err
 	}
 	return Comm{n}, nil
@@ -156,7 +159,7 @@ func (c Comm) Dup() (Comm, error) {
 // Split partitions c by color, ordering ranks by key within each part.
 func (c Comm) Split(color, key int) (Comm, error) {
 	var n C.MPI_Comm
-	if err := check(C.MPI_Comm_split(c.c, C.int(color), C.int(key), &n)); err != nil {
+	if err := check(C.PMPI_Comm_split(c.c, C.int(color), C.int(key), &n)); err != nil {
 		return Comm{}, err
 	}
 	if n != C.comm_null() {
@@ -169,5 +172,5 @@ func (c Comm) Split(color, key int) (Comm, error) {
 
 // Free releases a communicator made by Dup or Split.
 func (c *Comm) Free() error {
-	return check(C.MPI_Comm_free(&c.c))
+	return check(C.PMPI_Comm_free(&c.c))
 }

@@ -15,7 +15,7 @@ func Send[T Elem](c Comm, buf []T, dest, tag int) error {
 	if owned {
 		defer freeType(dt)
 	}
-	return check(C.MPI_Send(bufPtr(buf), n, dt, C.int(dest), C.int(tag), c.c))
+	return check(C.PMPI_Send(bufPtr(buf), n, dt, C.int(dest), C.int(tag), c.c))
 }
 
 // Recv receives a message from source (or AnySource) with tag (or AnyTag)
@@ -29,7 +29,7 @@ func Recv[T Elem](c Comm, buf []T, source, tag int) (Status, error) {
 		defer freeType(dt)
 	}
 	var st C.MPI_Status
-	if err := check(C.MPI_Recv(bufPtr(buf), n, dt, C.int(source), C.int(tag), c.c, &st)); err != nil {
+	if err := check(C.PMPI_Recv(bufPtr(buf), n, dt, C.int(source), C.int(tag), c.c, &st)); err != nil {
 		return Status{}, err
 	}
 	return statusOf(&st)
@@ -39,7 +39,7 @@ func Recv[T Elem](c Comm, buf []T, source, tag int) (Status, error) {
 // describes it without receiving it.
 func Probe(c Comm, source, tag int) (Status, error) {
 	var st C.MPI_Status
-	if err := check(C.MPI_Probe(C.int(source), C.int(tag), c.c, &st)); err != nil {
+	if err := check(C.PMPI_Probe(C.int(source), C.int(tag), c.c, &st)); err != nil {
 		return Status{}, err
 	}
 	return statusOf(&st)
@@ -50,7 +50,7 @@ func Probe(c Comm, source, tag int) (Status, error) {
 func Iprobe(c Comm, source, tag int) (Status, bool, error) {
 	var st C.MPI_Status
 	var flag C.int
-	rc := C.MPI_Iprobe(C.int(source), C.int(tag), c.c, &flag, &st)
+	rc := C.PMPI_Iprobe(C.int(source), C.int(tag), c.c, &flag, &st)
 	return probed(rc, flag, &st)
 }
 

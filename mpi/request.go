@@ -56,14 +56,14 @@ func (q *Request) complete(st *C.MPI_Status, ok bool) error {
 // Isend starts sending buf to dest with tag and returns at once.
 func Isend[T Elem](c Comm, buf []T, dest, tag int) (*Request, error) {
 	return istart(buf, false, func(dt C.MPI_Datatype, n C.int, r *C.MPI_Request) C.int {
-		return C.MPI_Isend(bufPtr(buf), n, dt, C.int(dest), C.int(tag), c.c, r)
+		return C.PMPI_Isend(bufPtr(buf), n, dt, C.int(dest), C.int(tag), c.c, r)
 	})
 }
 
 // Irecv starts receiving from source with tag into buf and returns at once.
 func Irecv[T Elem](c Comm, buf []T, source, tag int) (*Request, error) {
 	return istart(buf, true, func(dt C.MPI_Datatype, n C.int, r *C.MPI_Request) C.int {
-		return C.MPI_Irecv(bufPtr(buf), n, dt, C.int(source), C.int(tag), c.c, r)
+		return C.PMPI_Irecv(bufPtr(buf), n, dt, C.int(source), C.int(tag), c.c, r)
 	})
 }
 
@@ -93,7 +93,7 @@ func (q *Request) Wait() (Status, error) {
 		return q.st, nil
 	}
 	var st C.MPI_Status
-	if err := check(C.MPI_Wait(q.r, &st)); err != nil {
+	if err := check(C.PMPI_Wait(q.r, &st)); err != nil {
 		q.complete(&st, false)
 		return Status{}, err
 	}
@@ -108,7 +108,7 @@ func (q *Request) Test() (done bool, st Status, err error) {
 	}
 	var cst C.MPI_Status
 	var flag C.int
-	if err := check(C.MPI_Test(q.r, &flag, &cst)); err != nil {
+	if err := check(C.PMPI_Test(q.r, &flag, &cst)); err != nil {
 		q.complete(&cst, false)
 		return true, Status{}, err
 	}
@@ -143,11 +143,11 @@ func (q *Request) Cancel() error {
 	if !q.active {
 		return nil
 	}
-	if err := check(C.MPI_Cancel(q.r)); err != nil {
+	if err := check(C.PMPI_Cancel(q.r)); err != nil {
 		return err
 	}
 	var st C.MPI_Status
-	err := check(C.MPI_Wait(q.r, &st))
+	err := check(C.PMPI_Wait(q.r, &st))
 	q.complete(&st, false)
 	return err
 }

@@ -92,6 +92,11 @@ const (
 	EMULTIDEFINE_VAR_LEN    Error = -260
 )
 
+// ETIMEDOUT is couplet's own code, outside PnetCDF's range (PnetCDF 1.12
+// uses down to -269): a coupled peer did not answer within the configured
+// timeout, or died. capi/pnetcdf.h defines NC_ETIMEDOUT with this value.
+const ETIMEDOUT Error = -300
+
 // messages are ncmpi_strerror's strings for each code.
 var messages = map[Error]string{
 	EBADID:                  "NetCDF: Not a valid ID",
@@ -182,6 +187,7 @@ var messages = map[Error]string{
 	EMULTIDEFINE_VAR_DIMIDS: "Dimension IDs used to define this variable are inconsistent among processes.",
 	EMULTIDEFINE_VAR_TYPE:   "Data type of this variable is inconsistent among processes.",
 	EMULTIDEFINE_VAR_LEN:    "Number of elements of this variable is inconsistent among processes.",
+	ETIMEDOUT:               "NetCDF: Timed out waiting for a coupled peer, or the peer died (couplet)",
 }
 
 // names maps each code to its NC_ constant name.
@@ -274,4 +280,5 @@ var names = map[Error]string{
 	EMULTIDEFINE_VAR_DIMIDS: "NC_EMULTIDEFINE_VAR_DIMIDS",
 	EMULTIDEFINE_VAR_TYPE:   "NC_EMULTIDEFINE_VAR_TYPE",
 	EMULTIDEFINE_VAR_LEN:    "NC_EMULTIDEFINE_VAR_LEN",
+	ETIMEDOUT:               "NC_ETIMEDOUT",
 }
