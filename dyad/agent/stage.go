@@ -134,7 +134,7 @@ type download struct {
 	tmp  *os.File
 	sum  hash.Hash32
 	// content is the hash the signed record names, checked at commit.
-	content hash.Hash
+	content *contentHasher
 }
 
 // add runs p, the next bytes of the file, through the checksum and the content hash.
@@ -152,7 +152,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	if err != nil {
 		return nil, err
 	}
-	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli), content: newContentHash()}
+	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli), content: newContentHasher()}
 	d.stop = context.AfterFunc(ctx, func() { c.Close() })
 	fail := func(err error) (*download, error) {
 		d.end(err)
@@ -198,7 +198,7 @@ func (d *download) commit(n int64) error {
 	if s := d.sum.Sum32(); s != d.meta.Checksum {
 		return fmt.Errorf("checksum %08x, published %08x", s, d.meta.Checksum)
 	}
-	if h := d.content.Sum(nil); !bytes.Equal(h, d.meta.Hash) {
+	if h := d.content.Sum(); !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content hash %x, the signed record names %x", h, d.meta.Hash)
 	}
 	if err := d.tmp.Truncate(n); err != nil {
@@ -213,6 +213,7 @@ func (d *download) commit(n int64) error {
 // end releases the connection; after a failure it removes the temporary
 // file, so no partial file is ever left.
 func (d *download) end(err error) {
+	d.content.close()
 	d.stop()
 	d.c.Close()
 	if err != nil && d.tmp != nil {
