@@ -75,4 +75,3 @@ func TestPydyadPipInstall(t *testing.T) {
 		t.Fatalf("installed pydyad: %q", out)
 	}
 }
-
