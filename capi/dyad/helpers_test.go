@@ -116,7 +116,7 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-func startNode(t testing.TB, kvsURL string) *node {
+func startNode(t testing.TB, kvsURL string, mods ...func(*agent.Options)) *node {
 	t.Helper()
 	sd, err := os.MkdirTemp("", "dy")
 	if err != nil {
@@ -124,7 +124,11 @@ func startNode(t testing.TB, kvsURL string) *node {
 	}
 	t.Cleanup(func() { os.RemoveAll(sd) })
 	n := &node{dir: filepath.Join(t.TempDir(), "managed"), socket: filepath.Join(sd, "agent.sock"), log: &syncBuf{}}
-	a, err := agent.Start(agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log, Token: testToken})
+	o := agent.Options{ProducerDir: n.dir, Socket: n.socket, KVS: kvsURL, LogWriter: n.log, Token: testToken}
+	for _, m := range mods {
+		m(&o)
+	}
+	a, err := agent.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +138,9 @@ func startNode(t testing.TB, kvsURL string) *node {
 }
 
 // twoNodes starts a producer node (embedded etcd) and a consumer node joining it.
-func twoNodes(t testing.TB) (prod, cons *node) {
-	prod = startNode(t, "")
-	cons = startNode(t, prod.agent.KVSEndpoint())
+func twoNodes(t testing.TB, mods ...func(*agent.Options)) (prod, cons *node) {
+	prod = startNode(t, "", mods...)
+	cons = startNode(t, prod.agent.KVSEndpoint(), mods...)
 	return prod, cons
 }
 

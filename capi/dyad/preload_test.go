@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/couplet-hpc/couplet/dyad/agent"
 )
 
 func randBytes(n int, seed uint64) []byte {
@@ -204,5 +206,28 @@ func TestPreloadLocalCopy(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(cons.dir, "v.txt"))
 	if err != nil || !bytes.Equal(got, []byte("v1\n")) {
 		t.Fatalf("local copy %q %v", got, err)
+	}
+}
+
+// TestPreloadFsyncAndDTL: with DYAD_FSYNC_WRITE the producer's close fsyncs before it
+// publishes; the consumer's DYAD_DTL_MODE=UCX travels with its staging request, and its
+// agent (configured for rpc) fetches over UCX.
+func TestPreloadFsyncAndDTL(t *testing.T) {
+	prod, cons := twoNodes(t, func(o *agent.Options) { o.DTL, o.UCXTLS = "rpc", "tcp" })
+	consPath := filepath.Join(cons.dir, "u.bin")
+	py := start(t, preload(t, consumerEnv(t, cons, "DYAD_DTL_MODE=UCX")), "/usr/bin/python3", "-c",
+		"import sys; sys.stdout.write(open(sys.argv[1]).read())", consPath)
+	awaitWaiting(t, cons, 1, py, consPath)
+	p := start(t, preload(t, producerEnv(t, prod, "DYAD_FSYNC_WRITE=1", "DYAD_SYNC_DEBUG=1")), "bash", "-c",
+		`echo "over ucx" > "$1"`, "_", filepath.Join(prod.dir, "u.bin"))
+	p.wait(t, time.Minute)
+	if log := p.errb.String(); !strings.Contains(log, "fsync'd descriptor") || !strings.Contains(log, "produced u.bin") {
+		t.Fatalf("producer log does not show the fsync before the publish:\n%s", log)
+	}
+	if out := py.wait(t, 2*time.Minute); out != "over ucx\n" {
+		t.Fatalf("consumer read %q", out)
+	}
+	if c := prod.agent.Counters(); c["ucx_fetches_served"] != 1 {
+		t.Fatalf("producer agent counters %v: want the fetch over UCX", c)
 	}
 }

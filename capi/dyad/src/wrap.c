@@ -234,6 +234,14 @@ static int publish(struct tracked *t) {
     return rc;
 }
 
+/* sync_fd fsyncs a tracked file before its publication (DYAD_FSYNC_WRITE). */
+static void sync_fd(int fd) {
+    if (fsync(fd) < 0)
+        dlog("error: fsync of descriptor %d before publishing: %s", fd, strerror(errno));
+    else
+        debugf(&W, "fsync'd descriptor %d before publishing", fd);
+}
+
 /* ---- classification ---- */
 
 enum role { ROLE_NONE, ROLE_CONSUME, ROLE_PRODUCE };
@@ -539,7 +547,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *stream, freope
     if (get(oldfd)) {
         if (W.fsync_write && last_ref(oldfd)) {
             fflush(stream);
-            fsync(oldfd);
+            sync_fd(oldfd);
         }
         old = release(oldfd);
     }
@@ -565,7 +573,7 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream) {
 EXPORT int close(int fd) {
     close_fn fn = REAL(close, "close");
     if (!any_tracked() || !get(fd) || depth) return fn ? fn(fd) : sys_close(fd);
-    if (W.fsync_write && last_ref(fd)) fsync(fd);
+    if (W.fsync_write && last_ref(fd)) sync_fd(fd);
     struct tracked *t = release(fd);
     int rc = fn ? fn(fd) : sys_close(fd);
     if (t && publish(t) < 0) rc = -1; /* the descriptor is closed; errno says why publishing failed */
@@ -578,7 +586,7 @@ EXPORT int fclose(FILE *f) {
     if (!any_tracked() || !f || depth || !get(fd = fileno(f))) return fn(f);
     if (W.fsync_write && last_ref(fd)) {
         fflush(f);
-        fsync(fd);
+        sync_fd(fd);
     }
     struct tracked *t = release(fd);
     int rc = fn(f);
@@ -611,14 +619,14 @@ static int redirect(int oldfd, int newfd, int r) {
 EXPORT int dup2(int oldfd, int newfd) {
     dup2_fn fn = REAL(dup2, "dup2");
     if (!any_tracked() || depth) return fn(oldfd, newfd);
-    if (oldfd != newfd && W.fsync_write && last_ref(newfd)) fsync(newfd);
+    if (oldfd != newfd && W.fsync_write && last_ref(newfd)) sync_fd(newfd);
     return redirect(oldfd, newfd, fn(oldfd, newfd));
 }
 
 EXPORT int dup3(int oldfd, int newfd, int flags) {
     dup3_fn fn = REAL(dup3, "dup3");
     if (!any_tracked() || depth) return fn(oldfd, newfd, flags);
-    if (oldfd != newfd && W.fsync_write && last_ref(newfd)) fsync(newfd);
+    if (oldfd != newfd && W.fsync_write && last_ref(newfd)) sync_fd(newfd);
     return redirect(oldfd, newfd, fn(oldfd, newfd, flags));
 }
 
@@ -772,7 +780,7 @@ __attribute__((destructor)) static void wrap_fini(void) {
         for (int i = 0; i < CHUNK; i++) {
             int fd = c * CHUNK + i;
             if (!get(fd)) continue;
-            if (W.fsync_write && last_ref(fd)) fsync(fd);
+            if (W.fsync_write && last_ref(fd)) sync_fd(fd);
             struct tracked *t = release(fd);
             if (t) publish(t);
         }
