@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,9 @@ func plainProg(t *testing.T, name string, l linkage) string {
 	return out
 }
 
+// mixedRE is reader.c's report of a buftype of two basic types.
+var mixedRE = regexp.MustCompile(`mixed buftype (\S+): (.*)`)
+
 var sumsRE = regexp.MustCompile(`sums (\S+): t=(-?\d+) p128=(-?\d+)(?: halo=(-?\d+))?`)
 
 // readerSums collects the sums each file's rank 0 printed: file -> fields.
@@ -81,8 +85,11 @@ func cmpFiles(t *testing.T, a, b string) {
 // Fortran, decomposing over MPI_COMM_WORLD, calling nothing of couplet's)
 // in one mpirun at 4+2 and 3+5, preloaded and linked. Each launch couples a
 // transfer-mode file and a file-mode file; the writer names them by absolute
-// paths and the reader by relative ones. The reader's sums (C's include a
-// halo'd subarray-typed iget_vara) must equal a run on real files, the
+// paths and the reader by relative ones. The C writer puts through vector
+// and nested indexed buftypes and escapes the split with MPI_Pcontrol(0).
+// The reader's sums (C's include a halo'd subarray-typed iget_vara) must
+// equal a run on real files, a buftype of two basic types must fail as with
+// libpnetcdf, the
 // file-mode file must be cmp-identical to libpnetcdf's with the writer
 // alone, and the writer alone with DTF_INI_FILE set must write a file the
 // config does not name exactly as libpnetcdf does.
@@ -90,9 +97,14 @@ func TestPlainPrograms(t *testing.T) {
 	ini := config(t, "plain.ini")
 	ref := filepath.Join(t.TempDir(), "ref.nc")
 	mpitest.Run(t, runTimeout, mpitest.App{NP: 4, Prog: plainProg(t, "writer.c", linkReal), Args: []string{ref}})
-	want := readerSums(t, mpitest.Run(t, runTimeout, mpitest.App{NP: 2, Prog: plainProg(t, "reader.c", linkReal), Args: []string{ref}}))["ref.nc"]
+	refOut := mpitest.Run(t, runTimeout, mpitest.App{NP: 2, Prog: plainProg(t, "reader.c", linkReal), Args: []string{ref}})
+	want := readerSums(t, refOut)["ref.nc"]
 	if len(want) != 3 || want[2] != want[0] {
 		t.Fatalf("reference reader on real files: sums %v, want t, p128 and halo (= t)", want)
+	}
+	wantMixed := mixedRE.FindStringSubmatch(refOut)
+	if wantMixed == nil || wantMixed[2] == "accepted" {
+		t.Fatalf("reference reader: libpnetcdf did not refuse a buftype of two basic types; output:\n%s", refOut)
 	}
 
 	t.Run("alone", func(t *testing.T) {
@@ -130,8 +142,23 @@ func TestPlainPrograms(t *testing.T) {
 			out := mpitest.Run(t, runTimeout,
 				mpitest.App{NP: c.nw, Prog: plainProg(t, c.writer, c.l), Env: c.env, Args: []string{tf, ff}},
 				mpitest.App{NP: c.nr, Prog: plainProg(t, c.reader, c.l), Env: c.env, Args: []string{rel(tf), rel(ff)}})
-			if !strings.Contains(out, "writer: "+strconv.Itoa(c.nw)+" ranks wrote 2 files") {
-				t.Errorf("the writer did not see a world of its own %d ranks; output:\n%s", c.nw, out)
+			line := "writer: " + strconv.Itoa(c.nw) + " ranks wrote 2 files"
+			if strings.HasSuffix(c.writer, ".c") {
+				// MPI_Pcontrol(0) escapes to the launch's world, 1 comes back.
+				line += fmt.Sprintf(" (MPI_Pcontrol(0): %d ranks, then %d)", c.nw+c.nr, c.nw)
+			}
+			if !strings.Contains(out, line+"\n") {
+				t.Errorf("the writer did not say %q (a world of its own %d ranks); output:\n%s", line, c.nw, out)
+			}
+			if strings.HasSuffix(c.reader, ".c") {
+				for _, m := range mixedRE.FindAllStringSubmatch(out, -1) {
+					if m[2] != wantMixed[2] {
+						t.Errorf("%s: a buftype of two basic types gave %q, libpnetcdf %q", m[1], m[2], wantMixed[2])
+					}
+				}
+				if n := len(mixedRE.FindAllString(out, -1)); n != 2 {
+					t.Errorf("%d files reported the mixed buftype, want 2", n)
+				}
 			}
 			got := readerSums(t, out)
 			for _, f := range []string{"coupled_t.nc", "coupled_f.nc"} {

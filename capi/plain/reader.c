@@ -61,6 +61,19 @@ static int read_file(const char *path, int rank, int nprocs) {
 	CHECK(ncmpi_wait_all(ncid, 1, &req, &st));
 	CHECK(st);
 	MPI_Type_free(&halo);
+
+	/* A buftype of two basic types is an error, the same one everywhere. */
+	MPI_Datatype two[2] = {MPI_INT, MPI_DOUBLE}, mixed;
+	int one[2] = {1, 1};
+	MPI_Aint at2[2] = {0, 8};
+	MPI_Type_create_struct(2, one, at2, two, &mixed);
+	MPI_Type_commit(&mixed);
+	int e = ncmpi_iget_vara(ncid, tv, start, count, h, 1, mixed, &req);
+	MPI_Type_free(&mixed);
+	if (rank == 0)
+		printf("mixed buftype %s: %s\n", base(path), e == NC_NOERR ? "accepted" : ncmpi_strerror(e));
+	if (e == NC_NOERR)
+		CHECK(ncmpi_cancel(ncid, 1, &req, &st));
 	CHECK(ncmpi_close(ncid));
 
 	/* t, p * 128 (exact: p is a multiple of 1/128), the halo buffer's inside */

@@ -1,7 +1,8 @@
 /* writer: an ordinary PnetCDF program, the kind PnetCDF's tutorials teach.
  * Rank and size come from MPI_COMM_WORLD, the rows of a NY x NX grid are
  * split among the ranks, and every file named on the command line gets two
- * variables and a few attributes. It calls nothing of couplet's: in an MPMD
+ * variables and a few attributes, written through vector and indexed
+ * buftypes. It calls nothing of couplet's: in an MPMD
  * launch, libcouplet's world split makes MPI_COMM_WORLD mean its component.
  * writer.f90 writes byte-identical files. */
 #include <mpi.h>
@@ -33,19 +34,39 @@ static void write_file(const char *path, int rank, int nprocs) {
 
 	int q = NY / nprocs, r = NY % nprocs;
 	MPI_Offset start[2] = {rank * q + (rank < r ? rank : r), 0}, count[2] = {q + (rank < r), NX};
-	int *t = malloc(sizeof(int) * (count[0] * NX + 1));
-	double *p = malloc(sizeof(double) * (count[0] * NX + 1));
-	for (int i = 0; i < count[0]; i++)
+	/* t's rows are padded to NX+1 ints in memory (a vector buftype); p's rows
+	 * are stored bottom up (an indexed buftype of row-sized contiguous
+	 * types, listed top down). The file is the same either way. */
+	int rows = count[0];
+	int *t = malloc(sizeof(int) * (rows * (NX + 1) + 1));
+	double *p = malloc(sizeof(double) * (rows * NX + 1));
+	int *lens = malloc(sizeof(int) * (rows + 1)), *displs = malloc(sizeof(int) * (rows + 1));
+	for (int i = 0; i < rows; i++) {
+		int y = start[0] + i;
 		for (int x = 0; x < NX; x++) {
-			int y = start[0] + i;
-			t[i * NX + x] = 1000 * y + x;
-			p[i * NX + x] = y + x / 128.0;
+			t[i * (NX + 1) + x] = 1000 * y + x;
+			p[(rows - 1 - i) * NX + x] = y + x / 128.0;
 		}
-	CHECK(ncmpi_put_vara_int_all(ncid, tv, start, count, t));
-	CHECK(ncmpi_put_vara_double_all(ncid, pv, start, count, p));
+		t[i * (NX + 1) + NX] = -1;
+		lens[i] = 1;
+		displs[i] = rows - 1 - i;
+	}
+	MPI_Datatype padded, row, bottom_up;
+	MPI_Type_vector(rows, NX, NX + 1, MPI_INT, &padded);
+	MPI_Type_commit(&padded);
+	MPI_Type_contiguous(NX, MPI_DOUBLE, &row);
+	MPI_Type_indexed(rows, lens, displs, row, &bottom_up);
+	MPI_Type_commit(&bottom_up);
+	CHECK(ncmpi_put_vara_all(ncid, tv, start, count, t, 1, padded));
+	CHECK(ncmpi_put_vara_all(ncid, pv, start, count, p, 1, bottom_up));
 	CHECK(ncmpi_close(ncid));
+	MPI_Type_free(&padded);
+	MPI_Type_free(&row);
+	MPI_Type_free(&bottom_up);
 	free(t);
 	free(p);
+	free(lens);
+	free(displs);
 }
 
 int main(int argc, char **argv) {
@@ -56,8 +77,15 @@ int main(int argc, char **argv) {
 	for (int i = 1; i < argc; i++)
 		write_file(argv[i], rank, nprocs);
 	MPI_Barrier(MPI_COMM_WORLD);
+	/* MPI_Pcontrol(0) is the escape from couplet's world split to the
+	 * whole launch (elsewhere it does nothing); 1 restores the split. */
+	int all, again;
+	MPI_Pcontrol(0);
+	MPI_Comm_size(MPI_COMM_WORLD, &all);
+	MPI_Pcontrol(1);
+	MPI_Comm_size(MPI_COMM_WORLD, &again);
 	if (rank == 0)
-		printf("writer: %d ranks wrote %d files\n", nprocs, argc - 1);
+		printf("writer: %d ranks wrote %d files (MPI_Pcontrol(0): %d ranks, then %d)\n", nprocs, argc - 1, all, again);
 	MPI_Finalize();
 	return 0;
 }
