@@ -62,10 +62,52 @@ func (e *env) etcdQuorumLost(t *testing.T) {
 	if _, err := os.Stat(e.c.Nodes[2].Tmp(filepath.Join(consDir, rel))); err == nil {
 		t.Errorf("node3 has %s although it was never published", rel)
 	}
+	e.couplingWithoutQuorum(t)
 	start := time.Now()
 	e.restartEtcd(t, 0, 1)
 	t.Logf("quorum back in %v", time.Since(start).Round(time.Millisecond))
 	e.stagingAcrossNodes(t, "rpc-after-quorum")
+	e.couplingSeparateUCX(t, "after-quorum")
+}
+
+// couplingWithoutQuorum launches heat and analyze separately while etcd
+// has no quorum: both fail with an error naming the rendezvous within
+// their 10 s timeout.
+func (e *env) couplingWithoutQuorum(t *testing.T) {
+	job := "no-quorum"
+	ini := e.coupleIni(t, "couple-ucx-"+job+".ini", "transport = ucx\nkvs = "+strings.TrimPrefix(e.etcd.Endpoints(), "etcd://")+"\n")
+	if err := os.WriteFile(ini, []byte(strings.Replace(mustRead(t, ini), "timeout = 60s", "timeout = 10s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hEnv, aEnv := ucxEnv("heat", job), ucxEnv("analyze", job)
+	start := time.Now()
+	heat, err := e.c.Nodes[0].Start(append(e.mpi, hEnv...), "mpirun",
+		append(append([]string{"-np", "4", "--host", e.hosts(2, 0, 1)}, mpirunX(hEnv)...), append([]string{e.bin["heat"]}, heatArgs(ini)...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, err := e.c.Nodes[2].Start(append(e.mpi, aEnv...), "mpirun",
+		append(append([]string{"-np", "3", "--host", e.hosts(3, 2)}, mpirunX(aEnv)...), append([]string{e.bin["analyze"]}, analyzeArgs(ini)...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		name string
+		proc *Proc
+	}{{"heat", heat}, {"analyze", ana}} {
+		err := p.proc.Wait(2 * time.Minute)
+		if err == nil {
+			t.Fatalf("%s coupled although etcd had no quorum:\n%s", p.name, tail(p.proc.Output(), 20))
+		}
+		if strings.Contains(err.Error(), "still running") {
+			t.Fatalf("%s hung without etcd quorum: %v", p.name, err)
+		}
+		msg := lineWith(p.proc.Output(), p.name+": dtf")
+		if msg == "" {
+			t.Errorf("%s failed without dtf's error:\n%s", p.name, tail(p.proc.Output(), 20))
+		}
+		t.Logf("without quorum %s failed after %v: %s", p.name, time.Since(start).Round(time.Millisecond), msg)
+	}
 }
 
 // dyadTimeout is dyad with COUPLET_DYAD_TIMEOUT set.
