@@ -225,3 +225,16 @@ func TestPlainStopsInTime(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainSplitOff runs the C writer as both components with
+// COUPLET_SPLIT_WORLD=0: MPI_COMM_WORLD is then the launch's world, as
+// without couplet (with the split on, TestPlainPrograms sees each
+// component's own).
+func TestPlainSplitOff(t *testing.T) {
+	env := []string{"LD_PRELOAD=" + libPath(t), config(t, "plain.ini"), "COUPLET_SPLIT_WORLD=0"}
+	w := plainProg(t, "writer.c", linkReal)
+	out := mpitest.Run(t, runTimeout, mpitest.App{NP: 2, Prog: w, Env: env}, mpitest.App{NP: 1, Prog: w, Env: env})
+	if want := "writer: 3 ranks wrote 0 files (MPI_Pcontrol(0): 3 ranks, then 3)\n"; !strings.Contains(out, want) || strings.Count(out, "writer: ") != 1 {
+		t.Errorf("want one %q; output:\n%s", want, out)
+	}
+}
