@@ -61,6 +61,8 @@ package main
 */
 import "C"
 
+import _ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
+
 //go:generate go run ./gen
 
 func main() {}

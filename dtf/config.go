@@ -95,7 +95,8 @@ type Config struct {
 	Timeout        time.Duration // timeout
 	Unwritten      UnwrittenMode // unwritten
 	StatsPath      string        // stats_path; "" = off
-	Transport      TransportKind // transport
+	Transport      TransportKind // transport: the wire
+	Launch         LaunchMode    // launch; "" = see Launched
 	KVS            []string      // kvs endpoints
 	ProgressThread bool          // progress_thread
 	Files          []*FileConfig // [FILE] sections in file order
@@ -150,8 +151,18 @@ type TransportKind string
 
 // Transports.
 const (
-	TransportMPI TransportKind = "mpi" // one mpirun (MPMD)
-	TransportUCX TransportKind = "ucx" // separate launches
+	TransportMPI TransportKind = "mpi" // MPI point-to-point; needs launch = mpmd
+	TransportUCX TransportKind = "ucx" // UCX tagged messages; either launch mode
+)
+
+// LaunchMode is how the components were started (launch): a setting of its own,
+// apart from the wire the transport speaks.
+type LaunchMode string
+
+// Launch modes.
+const (
+	LaunchMPMD     LaunchMode = "mpmd"     // one mpirun starts every component; they share MPI_COMM_WORLD
+	LaunchSeparate LaunchMode = "separate" // each component is its own launch; ranks meet in the KVS
 )
 
 // FileMode is how a [FILE] section couples its files (mode).
@@ -353,6 +364,7 @@ func (p *configParser) parseInfo(s *iniSection) {
 		"unwritten":       enumSetter(&c.Unwritten, UnwrittenError, UnwrittenFill),
 		"stats_path":      func(v string) error { c.StatsPath = v; return nil },
 		"transport":       enumSetter(&c.Transport, TransportMPI, TransportUCX),
+		"launch":          enumSetter(&c.Launch, LaunchMPMD, LaunchSeparate),
 		"kvs":             func(v string) (err error) { c.KVS, err = parseEndpoints(v); return err },
 		"progress_thread": boolSetter(&c.ProgressThread),
 	}
@@ -367,6 +379,9 @@ func (p *configParser) parseInfo(s *iniSection) {
 	}
 	if _, ok := seen["comp_name"]; !ok {
 		p.errorf(s.line, "comp_name", "required in [INFO], one line per component")
+	}
+	if line, ok := seen["launch"]; ok && c.Launch == LaunchSeparate && c.Transport == TransportMPI {
+		p.errorf(line, "launch", "separate launches share no MPI world: set transport = ucx")
 	}
 }
 
@@ -456,6 +471,19 @@ func countKeys(s *iniSection, name string) int {
 		}
 	}
 	return n
+}
+
+// Launched is the launch mode in effect: the launch key, else separate when the
+// transport is ucx (each launch its own world, as DTF's UCX users run it) and mpmd
+// otherwise.
+func (c *Config) Launched() LaunchMode {
+	switch {
+	case c.Launch != "":
+		return c.Launch
+	case c.Transport == TransportUCX:
+		return LaunchSeparate
+	}
+	return LaunchMPMD
 }
 
 // CompIndex returns the index of the named component in comp_name order, or -1.

@@ -99,6 +99,10 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		t, err := parseEnum(v, TransportMPI, TransportUCX)
 		return func() { c.Transport = t }, err
 	})
+	each("COUPLET_LAUNCH", func(v string) (func(), error) {
+		l, err := parseEnum(v, LaunchMPMD, LaunchSeparate)
+		return func() { c.Launch = l }, err
+	})
 	each("COUPLET_KVS", func(v string) (func(), error) {
 		eps, err := parseEndpoints(v)
 		return func() { c.KVS = eps }, err

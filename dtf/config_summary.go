@@ -35,8 +35,8 @@ func (c *Config) WriteSummary(out io.Writer) {
 	fmt.Fprintf(&w, "  components: %s\n", strings.Join(c.CompNames, ", "))
 	fmt.Fprintf(&w, "  matching: %s matchers, partition %s, buffer_data %s, unwritten %s\n",
 		matchers, partition, onOff(c.BufferData), c.Unwritten)
-	fmt.Fprintf(&w, "  transport %s, timeout %v, progress thread %s, stats %s, verbose %d\n",
-		c.Transport, c.Timeout, onOff(c.ProgressThread), stats, c.VerboseLevel)
+	fmt.Fprintf(&w, "  transport %s, launch %s, timeout %v, progress thread %s, stats %s, verbose %d\n",
+		c.Transport, c.Launched(), c.Timeout, onOff(c.ProgressThread), stats, c.VerboseLevel)
 	if len(c.EnvApplied) > 0 {
 		fmt.Fprintf(&w, "  environment: %s\n", strings.Join(c.EnvApplied, " "))
 	}

@@ -108,6 +108,8 @@ func TestConfigErrors(t *testing.T) {
 		{"timeout negative", goodINFO + "timeout = -5s # BAD\n" + goodFILE, "timeout", "positive", 0},
 		{"unwritten", goodINFO + "unwritten = zero # BAD\n" + goodFILE, "unwritten", "want error or fill", 0},
 		{"transport", goodINFO + "transport = tcp # BAD\n" + goodFILE, "transport", "want mpi or ucx", 0},
+		{"launch", goodINFO + "launch = mpiexec # BAD\n" + goodFILE, "launch", "want mpmd or separate", 0},
+		{"launch separate over mpi", goodINFO + "transport = mpi\nlaunch = separate # BAD\n" + goodFILE, "launch", "separate launches share no MPI world: set transport = ucx", 0},
 		{"kvs", goodINFO + "kvs = \"a:1,,b:2\" # BAD\n" + goodFILE, "kvs", "endpoint list", 0},
 		{"progress_thread", goodINFO + "progress_thread = y # BAD\n" + goodFILE, "progress_thread", "want 0 or 1", 0},
 		{"unknown INFO key", goodINFO + "colour = blue # BAD\n" + goodFILE, "colour", "unknown key in [INFO]", 0},
@@ -311,7 +313,11 @@ func TestApplyEnv(t *testing.T) {
 		}},
 		{map[string]string{"COUPLET_MODE": "Transfer"}, func(c *Config) bool { return c.Files[2].Mode == ModeTransfer }},
 		{map[string]string{"COUPLET_STATS": "/tmp/s.jsonl"}, func(c *Config) bool { return c.StatsPath == "/tmp/s.jsonl" }},
-		{map[string]string{"COUPLET_TRANSPORT": "ucx"}, func(c *Config) bool { return c.Transport == TransportUCX }},
+		{map[string]string{"COUPLET_TRANSPORT": "ucx"}, func(c *Config) bool { return c.Transport == TransportUCX && c.Launched() == LaunchSeparate }},
+		{map[string]string{"COUPLET_TRANSPORT": "ucx", "COUPLET_LAUNCH": "mpmd"}, func(c *Config) bool {
+			return c.Transport == TransportUCX && c.Launched() == LaunchMPMD
+		}},
+		{map[string]string{"COUPLET_LAUNCH": "Separate"}, func(c *Config) bool { return c.Launch == LaunchSeparate }},
 		{map[string]string{"DTF_TIMEOUT": ""}, func(c *Config) bool { return c.Timeout == 90*time.Second && len(c.EnvApplied) == 0 }},
 	}
 	for _, tt := range tests {
@@ -551,6 +557,30 @@ func TestUnmatchedFiles(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("UnmatchedFiles(%q, %v) = %v, want %v", tt.comp, tt.opened, got, tt.want)
+		}
+	}
+}
+
+// TestLaunched pins the launch mode in effect: the key wins; without it, ucx means
+// separate launches (as before the key existed) and mpi one mpirun.
+func TestLaunched(t *testing.T) {
+	for _, tc := range []struct {
+		keys string
+		want LaunchMode
+	}{
+		{"", LaunchMPMD},
+		{"transport = mpi\n", LaunchMPMD},
+		{"transport = ucx\n", LaunchSeparate},
+		{"transport = ucx\nlaunch = mpmd\n", LaunchMPMD},
+		{"transport = ucx\nlaunch = separate\n", LaunchSeparate},
+		{"launch = mpmd\n", LaunchMPMD},
+	} {
+		c, err := ParseConfig("a.ini", []byte(goodINFO+tc.keys+goodFILE))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.keys, err)
+		}
+		if got := c.Launched(); got != tc.want {
+			t.Errorf("%q: Launched() = %q, want %q", tc.keys, got, tc.want)
 		}
 	}
 }

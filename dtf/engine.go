@@ -23,7 +23,7 @@ type engine struct {
 	cfg *Config
 
 	tr        transport.Transport // how control messages and blocks move between components
-	kv        kvs.KV              // the rendezvous store of separately launched components (UCX)
+	kv        kvs.KV              // the rendezvous store, when the transport needs one
 	comm      mpi.Comm            // this component's communicator (Comm)
 	comp      int                 // this component's index in comp_name order
 	compRanks [][]int             // transport ranks of each component's ranks, in component-rank order
@@ -117,7 +117,7 @@ func findComponent(cfg *Config, name string) (int, error) {
 		}
 		return 0, fmt.Errorf("dtf: component %q is not declared in %s (comp_name: %v)", name, cfg.Path, cfg.CompNames)
 	}
-	if cfg.Transport == TransportUCX {
+	if cfg.Launched() == LaunchSeparate {
 		return 0, errors.New("dtf: separately launched components must be named: pass a name to Init or set COUPLET_COMPONENT")
 	}
 	n, set, err := mpi.AppNum()

@@ -8,60 +8,79 @@ import (
 	"strings"
 
 	"github.com/couplet-hpc/couplet/kvs"
-	_ "github.com/couplet-hpc/couplet/kvs/etcdkv" // the etcd:// store
 	"github.com/couplet-hpc/couplet/mpi"
-	"github.com/couplet-hpc/couplet/transport/mpitransport"
-	"github.com/couplet-hpc/couplet/transport/ucxtransport"
+	"github.com/couplet-hpc/couplet/transport"
 )
 
-// joinWorld connects this process to every component through the configured
-// transport and makes its component's communicator.
+// joinWorld makes this component's communicator for the launch mode and
+// connects to every component over the configured transport, chosen by name
+// from those linked into the program (transport.Register). Separately
+// launched components meet in the KVS under COUPLET_JOB (set it to a value
+// unique to the run, such as the batch job id); a component that starts
+// first waits for the others up to the timeout, then fails naming the one
+// missing.
 func (e *engine) joinWorld() error {
-	if e.cfg.Transport == TransportUCX {
-		return e.joinUCX()
+	launch := e.cfg.Launched()
+	if launch == LaunchSeparate && e.cfg.Transport == TransportMPI {
+		return errors.New("dtf: separate launches share no MPI world: set transport = ucx")
 	}
-	t, err := mpitransport.Join(e.comp, e.cfg.NComp, e.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
+	defer cancel()
+	s := transport.Setup{Launch: transport.Launch(launch), Components: e.cfg.CompNames, Comp: e.comp, Timeout: e.cfg.Timeout}
+	if launch == LaunchSeparate || e.cfg.Transport == TransportUCX {
+		if err := e.openKVS(ctx); err != nil {
+			return err
+		}
+		job := os.Getenv("COUPLET_JOB")
+		if job == "" {
+			job = "default"
+		}
+		s.KV, s.Namespace = e.kv, "couplet/dtf/"+job
+	}
+	// The component's communicator comes first: transports run their
+	// collectives in it. In one mpirun it is the world split by component;
+	// a separate launch is one component, so its world is the component.
+	var err error
+	if launch == LaunchMPMD {
+		e.comm, err = mpi.World().Split(e.comp, mpi.World().Rank())
+	} else {
+		e.comm, err = mpi.World().Dup()
+	}
 	if err != nil {
-		return err
+		return e.abandonKVS(err)
+	}
+	s.Comm = e.comm
+	t, err := transport.Open(ctx, string(e.cfg.Transport), s)
+	if err != nil {
+		return e.abandonKVS(fmt.Errorf("dtf: transport %s: %w", e.cfg.Transport, err))
 	}
 	e.tr, e.compRanks = t, t.Components()
-	e.comm, err = mpi.World().Split(e.comp, t.Rank())
-	return err
+	return nil
 }
 
-// joinUCX connects separately launched components: each launch is one
-// component whose MPI_COMM_WORLD is its own, and the components meet in the
-// KVS under COUPLET_JOB (set it to a value unique to the run, such as the
-// batch job id). A component that starts first waits for the others up to
-// the timeout, then fails naming the one missing.
-func (e *engine) joinUCX() error {
+// openKVS connects to the configured KVS, whose backend the program links
+// (for etcd: kvs/etcdkv, which transport/all brings).
+func (e *engine) openKVS(ctx context.Context) error {
 	if len(e.cfg.KVS) == 0 {
-		return errors.New("dtf: transport = ucx needs the KVS where separate launches meet: set kvs = host:port in [INFO] or COUPLET_KVS")
+		return fmt.Errorf("dtf: transport = %s with launch = %s needs the KVS where ranks meet: set kvs = host:port in [INFO] or COUPLET_KVS", e.cfg.Transport, e.cfg.Launched())
 	}
 	url := strings.Join(e.cfg.KVS, ",")
 	if !strings.Contains(url, "://") {
 		url = "etcd://" + url
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
-	defer cancel()
 	kv, err := kvs.Open(ctx, url)
 	if err != nil {
 		return fmt.Errorf("dtf: KVS %s: %w", url, err)
 	}
-	if e.comm, err = mpi.World().Dup(); err != nil {
-		kv.Close()
-		return err
-	}
-	job := os.Getenv("COUPLET_JOB")
-	if job == "" {
-		job = "default"
-	}
-	t, err := ucxtransport.Join(ctx, ucxtransport.Options{KV: kv, Namespace: "couplet/dtf/" + job,
-		Components: e.cfg.CompNames, Comp: e.comp, Comm: e.comm, Timeout: e.cfg.Timeout})
-	if err != nil {
-		kv.Close()
-		return err
-	}
-	e.tr, e.compRanks, e.kv = t, t.Components(), kv
+	e.kv = kv
 	return nil
+}
+
+// abandonKVS closes the KVS after a failed join and returns err.
+func (e *engine) abandonKVS(err error) error {
+	if e.kv != nil {
+		e.kv.Close()
+		e.kv = nil
+	}
+	return err
 }

@@ -230,9 +230,10 @@ func Start(o Options) (a *Agent, err error) {
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
 		return nil, err
 	}
-	if dtl == dyad.DTLUCX {
-		// Start UCX now, so that a bad UCX_TLS fails the start rather than the first fetch.
-		if _, err := a.ucxNode(); err != nil {
+	if d, err := dtlFor(dtl); err != nil {
+		return nil, err
+	} else if d.start != nil {
+		if err := d.start(a); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}

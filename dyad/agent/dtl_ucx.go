@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
-	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
@@ -313,10 +312,10 @@ func (n *ucxNode) retire(key string, ep *ucx.Endpoint) {
 	n.retired = append(n.retired, ep)
 }
 
-// fetchDTL fetches meta's file into dest over dtl (the consumer's choice, else the agent's).
-func (a *Agent) fetchDTL(ctx context.Context, dtl dyad.DTL, meta *wire.Meta, dest string) (int64, error) {
-	if dtl == dyad.DTLUCX {
-		return a.fetchUCX(ctx, meta, dest)
-	}
-	return a.fetch(ctx, meta, dest)
+// init registers the UCX layer: RMA put into a window the fetching agent registered.
+func init() {
+	registerDTL(dyad.DTLUCX, dtlDriver{
+		start: func(a *Agent) error { _, err := a.ucxNode(); return err },
+		fetch: (*Agent).fetchUCX,
+	})
 }

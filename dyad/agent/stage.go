@@ -84,6 +84,10 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 	})
 }
 
+// init registers the rpc layer: a chunked stream over the agent connection.
+func init() { registerDTL(dyad.DTLRPC, dtlDriver{fetch: (*Agent).fetch}) }
+
+// fetch copies meta's file from its owner's agent over the agent connection.
 func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
 	d, err := a.startDownload(ctx, meta, dest, &wire.Msg{Op: wire.OpFetch, Path: meta.Path, Version: meta.Version})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
 	"github.com/couplet-hpc/couplet/mpi"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 // MPI below THREAD_MULTIPLE wants its calls from the thread that

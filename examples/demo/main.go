@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 func main() {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 // MPI below THREAD_MULTIPLE wants its calls from the thread that

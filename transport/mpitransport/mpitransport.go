@@ -5,6 +5,7 @@
 package mpitransport
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -21,6 +22,17 @@ type Transport struct {
 }
 
 var _ transport.Transport = (*Transport)(nil)
+
+// init registers the transport as "mpi". It needs the components to share
+// MPI_COMM_WORLD, so it refuses launch mode separate.
+func init() {
+	transport.Register("mpi", func(_ context.Context, s transport.Setup) (transport.Transport, error) {
+		if s.Launch != transport.LaunchMPMD {
+			return nil, fmt.Errorf("mpitransport: components launched %q share no MPI world: use transport = ucx, or launch them in one mpirun (launch = mpmd)", s.Launch)
+		}
+		return Join(s.Comp, len(s.Components), s.Timeout)
+	})
+}
 
 // Join duplicates MPI_COMM_WORLD and learns which world ranks belong to each
 // of ncomp components; comp is this process's component. It is collective

@@ -1,7 +1,6 @@
 package ucxtransport
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +12,6 @@ const (
 	flushTimeout   = 5 * time.Second
 	closeBudget    = 5 * time.Second // all endpoint closes together
 	epCloseTimeout = time.Second     // one endpoint close
-	kvsTimeout     = 5 * time.Second
 )
 
 // Close flushes outgoing messages, closes the endpoints, the worker and
@@ -57,22 +55,8 @@ func (t *Transport) release() error {
 	if t.ctx != nil {
 		t.ctx.Close()
 	}
-	if !t.published {
-		return nil
+	if err := t.dir.Leave(); err != nil {
+		return fmt.Errorf("ucxtransport: %w", err)
 	}
-	t.published = false
-	ctx, cancel := context.WithTimeout(context.Background(), kvsTimeout)
-	defer cancel()
-	name, crank := t.o.Components[t.o.Comp], t.crank
-	keys := []string{addrKey(t.o.Namespace, name, crank)}
-	if crank == 0 {
-		keys = append(keys, sizeKey(t.o.Namespace, name))
-	}
-	var errs []error
-	for _, k := range keys {
-		if err := t.o.KV.Delete(ctx, k); err != nil {
-			errs = append(errs, fmt.Errorf("ucxtransport: delete key %q: %w", k, err))
-		}
-	}
-	return errors.Join(errs...)
+	return nil
 }

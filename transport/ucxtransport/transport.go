@@ -1,28 +1,25 @@
 package ucxtransport
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/rendezvous"
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
 // Transport is the UCX transport.Transport. Like the interface says, one
 // goroutine uses it at a time.
 type Transport struct {
-	o         Options
-	ctx       *ucx.Context
-	w         *ucx.Worker
-	rank      int
-	crank     int // rank in the component's communicator
-	comps     [][]int
-	compOf    []int // component index of every rank
-	eps       map[int]*ucx.Endpoint
-	inbox     map[int][]*inMsg // control messages by tag, in arrival order
-	self      selfBlocks
-	published bool // this rank's keys may exist and Close must delete them
-	closed    bool
+	o      Options
+	ctx    *ucx.Context
+	w      *ucx.Worker
+	dir    *rendezvous.Directory // the layout, and where peers' addresses are
+	rank   int                   // dir.Rank()
+	eps    map[int]*ucx.Endpoint
+	inbox  map[int][]*inMsg // control messages by tag, in arrival order
+	self   selfBlocks
+	closed bool
 }
 
 var _ transport.Transport = (*Transport)(nil)
@@ -31,10 +28,10 @@ var _ transport.Transport = (*Transport)(nil)
 func (t *Transport) Rank() int { return t.rank }
 
 // Size is the number of ranks across all components.
-func (t *Transport) Size() int { return len(t.compOf) }
+func (t *Transport) Size() int { return t.dir.Size() }
 
 // Components returns each component's ranks, in config order.
-func (t *Transport) Components() [][]int { return t.comps }
+func (t *Transport) Components() [][]int { return t.dir.Components() }
 
 // TagUB returns the largest caller tag: the 64-bit UCX tag keeps 31 bits
 // for it beside the kind bit and the sender's rank.
@@ -55,13 +52,7 @@ func (t *Transport) checkPeer(rank, tag int) error {
 }
 
 // describe names a rank by component for error messages.
-func (t *Transport) describe(rank int) string {
-	if rank < 0 || rank >= t.Size() {
-		return fmt.Sprintf("unknown rank %d", rank)
-	}
-	c := t.compOf[rank]
-	return fmt.Sprintf("rank %d (%s rank %d)", rank, t.o.Components[c], rank-t.comps[c][0])
-}
+func (t *Transport) describe(rank int) string { return t.dir.Describe(rank) }
 
 // endpoint returns the endpoint to rank, connecting on first use with the
 // address the rank published.
@@ -69,16 +60,9 @@ func (t *Transport) endpoint(rank int) (*ucx.Endpoint, error) {
 	if ep := t.eps[rank]; ep != nil {
 		return ep, nil
 	}
-	c := t.compOf[rank]
-	key := addrKey(t.o.Namespace, t.o.Components[c], rank-t.comps[c][0])
-	ctx, cancel := context.WithTimeout(context.Background(), t.o.Timeout)
-	defer cancel()
-	addr, found, _, err := t.o.KV.Get(ctx, key)
+	addr, err := t.dir.Lookup(rank)
 	if err != nil {
-		return nil, fmt.Errorf("ucxtransport: look up %s: %w", t.describe(rank), err)
-	}
-	if !found {
-		return nil, fmt.Errorf("ucxtransport: %s has no address under %q (it has closed)", t.describe(rank), key)
+		return nil, fmt.Errorf("ucxtransport: %w", err)
 	}
 	ep, err := t.w.Connect(addr)
 	if err != nil {

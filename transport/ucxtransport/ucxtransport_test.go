@@ -12,6 +12,7 @@ import (
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
+	"github.com/couplet-hpc/couplet/transport/rendezvous"
 )
 
 func TestMain(m *testing.M) { mpitest.Main(m) }
@@ -82,8 +83,8 @@ func TestSeparateLaunches(t *testing.T) {
 				ns := fmt.Sprintf("test/%s/%d", t.Name(), time.Now().UnixNano())
 				name := pair[first].name
 				// A previous run's leftovers: Join must clear them.
-				stale := addrKey(ns, name, 7)
-				for k, v := range map[string]string{stale: "junk", sizeKey(ns, name): "99"} {
+				stale := rendezvous.AddrKey(ns, name, 7)
+				for k, v := range map[string]string{stale: "junk", rendezvous.SizeKey(ns, name): "99"} {
 					if _, err := kv.Put(ctx, k, []byte(v)); err != nil {
 						t.Fatal(err)
 					}
@@ -105,7 +106,7 @@ func TestSeparateLaunches(t *testing.T) {
 					}
 				}()
 				want := fmt.Sprint(pair[first].np)
-				_, err := kvs.WaitFor(wctx, kv, sizeKey(ns, name), 20*time.Second, func(v []byte) bool { return string(v) == want })
+				_, err := kvs.WaitFor(wctx, kv, rendezvous.SizeKey(ns, name), 20*time.Second, func(v []byte) bool { return string(v) == want })
 				cancel()
 				if err != nil {
 					wg.Wait()

@@ -25,6 +25,7 @@ import (
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 func init() { runtime.LockOSThread() }

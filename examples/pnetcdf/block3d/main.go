@@ -11,6 +11,7 @@ import (
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 // grid splits np ranks into a px x py x pz grid, as MPI_Dims_create would.

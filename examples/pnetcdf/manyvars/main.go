@@ -12,6 +12,7 @@ import (
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 func run(path string, nvars int, local int64) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 func field(t, x int64) float32 { return float32(math.Sin(float64(x)/10 + float64(t))) }

@@ -15,6 +15,7 @@ import (
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
 	"github.com/couplet-hpc/couplet/pnetcdf/internal/cpnc"
+	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
 const nx = 6
