@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 )
 
 // ExchangeProg is the import path of the case-1 helper program.
@@ -112,7 +112,7 @@ func ParseExchange(out string, mib int64) (ExchangePoint, error) {
 // and Readers readers exchanging mib MiB reps times per mode, with the
 // config and all files in dir, and env (KEY=VALUE, e.g. extra OMPI_MCA_
 // settings) added to every rank's environment.
-func ExchangeApps(bin, dir string, mib int64, reps int, modes, env []string) ([]mpitest.App, error) {
+func ExchangeApps(bin, dir string, mib int64, reps int, modes, env []string) ([]mpilaunch.App, error) {
 	cfg := filepath.Join(dir, "exchange.ini")
 	if err := os.WriteFile(cfg, []byte(ExchangeConfig), 0o644); err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func ExchangeApps(bin, dir string, mib int64, reps int, modes, env []string) ([]
 	if len(modes) > 0 {
 		args = append(args, "-modes", strings.Join(modes, ","))
 	}
-	return []mpitest.App{{NP: Writers, Prog: bin, Args: args, Env: env}, {NP: Readers, Prog: bin, Args: args, Env: env}}, nil
+	return []mpilaunch.App{{NP: Writers, Prog: bin, Args: args, Env: env}, {NP: Readers, Prog: bin, Args: args, Env: env}}, nil
 }
 
 // RunExchange runs case 1 at one size in a fresh temporary directory and
@@ -137,10 +137,10 @@ func RunExchange(bin string, mib int64, reps int, env []string, timeout time.Dur
 	if err != nil {
 		return ExchangePoint{}, err
 	}
-	r := mpitest.Launch(timeout, apps...)
+	r := mpilaunch.Launch(timeout, apps...)
 	if r.Err != nil {
 		var msg strings.Builder
-		for _, f := range mpitest.Failures(r.Output) {
+		for _, f := range mpilaunch.Failures(r.Output) {
 			fmt.Fprintf(&msg, "\n  rank %d: %s", f.Rank, f.Msg)
 		}
 		if msg.Len() == 0 {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 )
 
 // Machine describes where the numbers were taken.
@@ -53,7 +53,7 @@ func DetectMachine(extra []string) Machine {
 // then the platform's, then extra (later ones win, as in the launch).
 func mcaSettings(extra []string) []string {
 	set := map[string]string{}
-	all := append(append(os.Environ(), mpitest.PlatformEnv...), extra...)
+	all := append(append(os.Environ(), mpilaunch.PlatformEnv...), extra...)
 	for _, kv := range all {
 		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "OMPI_MCA_") {
 			set[k] = v

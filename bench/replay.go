@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf"
-	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 )
 
 // CyclesProg is the import path of the case-3 helper program.
@@ -97,7 +97,7 @@ func RunReplay(bin string, w ReplayWorkload, env []string, timeout time.Duration
 	args := []string{"-cfg", cfg, "-dir", dir, "-cycles", strconv.Itoa(w.Cycles), "-nvars", strconv.Itoa(w.NVars),
 		"-nz", strconv.FormatInt(w.NZ, 10), "-ny", strconv.FormatInt(w.NY, 10), "-nx", strconv.FormatInt(w.NX, 10),
 		"-wblocks", strconv.FormatInt(w.WBlocks, 10)}
-	r := mpitest.Launch(timeout, mpitest.App{NP: Writers, Prog: bin, Args: args, Env: env}, mpitest.App{NP: Readers, Prog: bin, Args: args, Env: env})
+	r := mpilaunch.Launch(timeout, mpilaunch.App{NP: Writers, Prog: bin, Args: args, Env: env}, mpilaunch.App{NP: Readers, Prog: bin, Args: args, Env: env})
 	if r.Err != nil {
 		return nil, launchError("replay cycles", r)
 	}

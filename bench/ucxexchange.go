@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
@@ -97,7 +97,7 @@ type ucxRun struct {
 
 // aloneApps returns the two components' apps (writers first) running the
 // coupled mode alone at mib MiB.
-func (u *ucxRun) aloneApps(mib int64, reps int) ([]mpitest.App, error) {
+func (u *ucxRun) aloneApps(mib int64, reps int) ([]mpilaunch.App, error) {
 	apps, err := ExchangeApps(u.bin, u.dir, mib, reps, nil, u.env)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (u *ucxRun) launchMPI(mib int64, reps int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := mpitest.Launch(u.timeout, apps...)
+	r := mpilaunch.Launch(u.timeout, apps...)
 	if r.Err != nil {
 		return "", launchError(fmt.Sprintf("coupled exchange over MPI, %d MiB", mib), r)
 	}
@@ -135,12 +135,12 @@ func (u *ucxRun) launchUCX(mib int64, reps int, tls string) (string, error) {
 			"COUPLET_TRANSPORT=ucx", "COUPLET_KVS="+u.etcd, "UCX_TLS="+tls)
 	}
 	var wg sync.WaitGroup
-	res := make([]mpitest.Result, len(apps))
+	res := make([]mpilaunch.Result, len(apps))
 	for i, a := range apps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i] = mpitest.Launch(u.timeout, a)
+			res[i] = mpilaunch.Launch(u.timeout, a)
 		}()
 	}
 	wg.Wait()
@@ -155,9 +155,9 @@ func (u *ucxRun) launchUCX(mib int64, reps int, tls string) (string, error) {
 }
 
 // launchError describes a failed launch with the ranks' failure lines.
-func launchError(what string, r mpitest.Result) error {
+func launchError(what string, r mpilaunch.Result) error {
 	var msg strings.Builder
-	for _, f := range mpitest.Failures(r.Output) {
+	for _, f := range mpilaunch.Failures(r.Output) {
 		fmt.Fprintf(&msg, "\n  rank %d: %s", f.Rank, f.Msg)
 	}
 	if msg.Len() == 0 {

@@ -41,6 +41,8 @@ func TestDependencies(t *testing.T) {
 			module + "/transport/all", module + "/kvs/etcdkv", "go.etcd.io/"}},
 		{module + "/capi", []string{"go.etcd.io/etcd/server"}},
 		{module + "/examples/heat", []string{"go.etcd.io/etcd/server"}},
+		// Test helpers stay out of the command: bench launches through internal/mpilaunch.
+		{module + "/cmd/couplet", []string{"testing", module + "/internal/mpitest"}},
 	} {
 		t.Run(strings.TrimPrefix(tc.pkg, module+"/"), func(t *testing.T) {
 			for _, dep := range goList(t, "-deps", tc.pkg) {

@@ -1,4 +1,4 @@
-package mpitest
+package mpilaunch
 
 import (
 	"regexp"

@@ -1,0 +1,172 @@
+// Package mpilaunch starts MPI jobs: one mpirun for MPMD applications (Launch) or
+// one per application for separately launched components (LaunchApart), with the
+// flags this platform needs, a timeout that kills every rank, and each rank's
+// output tagged. It is production code (the bench command uses it) and imports no
+// testing; internal/mpitest wraps it for tests.
+package mpilaunch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// App is one application context of an mpirun launch.
+type App struct {
+	NP   int      // number of ranks
+	Prog string   // executable, usually from Build
+	Args []string // arguments
+	Env  []string // extra KEY=VALUE settings for this application only
+}
+
+// PlatformEnv is what mpirun needs on these machines: running as root, more
+// ranks than cores, and vader without the (slower) CMA single copy.
+var PlatformEnv = []string{
+	"OMPI_ALLOW_RUN_AS_ROOT=1",
+	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+	"OMPI_MCA_rmaps_base_oversubscribe=1",
+	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
+}
+
+// DefaultTimeout applies when Launch is given a timeout of zero.
+const DefaultTimeout = 60 * time.Second
+
+// Result is the outcome of one launch.
+type Result struct {
+	Output   string        // every rank's output, each line tagged with its rank
+	Err      error         // nil when mpirun exited 0
+	TimedOut bool          // the job was killed at its timeout
+	Elapsed  time.Duration // wall time of the launch
+}
+
+// Args returns the mpirun command line for apps.
+func Args(apps ...App) []string {
+	args := []string{"--oversubscribe", "--tag-output"}
+	for i, a := range apps {
+		if i > 0 {
+			args = append(args, ":")
+		}
+		args = append(args, "-np", fmt.Sprint(a.NP))
+		if len(a.Env) > 0 {
+			// env(1) scopes the settings to this application context;
+			// mpirun's -x would apply them to every context.
+			args = append(args, "env")
+			args = append(args, a.Env...)
+		}
+		args = append(args, a.Prog)
+		args = append(args, a.Args...)
+	}
+	return args
+}
+
+// Launch runs apps under mpirun and reports the outcome without touching a
+// test. On timeout it terminates mpirun and every process it started.
+func Launch(timeout time.Duration, apps ...App) Result {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if len(apps) == 0 {
+		return Result{Err: errors.New("mpilaunch: no applications to launch")}
+	}
+	cmd := exec.Command("mpirun", Args(apps...)...)
+	cmd.Env = append(os.Environ(), PlatformEnv...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// Ranks that outlive mpirun must not keep Wait blocked on the pipe.
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{Err: fmt.Errorf("mpilaunch: start mpirun: %w", err)}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var r Result
+	select {
+	case r.Err = <-done:
+	case <-time.After(timeout):
+		r.TimedOut = true
+		killJob(cmd.Process.Pid, done)
+		r.Err = fmt.Errorf("mpilaunch: timed out after %v", timeout)
+	}
+	r.Elapsed = time.Since(start)
+	r.Output = out.String()
+	return r
+}
+
+// killJob stops mpirun and its ranks: Open MPI puts each rank in its own
+// process group, so the descendants are collected first, then mpirun is
+// asked to end the job, and whatever is left is killed.
+func killJob(pid int, done <-chan error) {
+	procs := descendants(pid)
+	syscall.Kill(-pid, syscall.SIGTERM)
+	exited := false
+	select {
+	case <-done:
+		exited = true
+	case <-time.After(3 * time.Second):
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	for _, p := range procs {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	if !exited {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+// Describe explains a failed launch, rank by rank.
+func Describe(r Result) string {
+	var b strings.Builder
+	if r.TimedOut {
+		fmt.Fprintf(&b, "mpilaunch: job timed out after %v and was killed\n", r.Elapsed.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(&b, "mpilaunch: job failed: %v\n", r.Err)
+	}
+	fails := Failures(r.Output)
+	if len(fails) == 0 {
+		b.WriteString("no rank reported a failure; output:\n")
+		b.WriteString(tail(r.Output, 60))
+		return b.String()
+	}
+	for _, f := range fails {
+		fmt.Fprintf(&b, "  rank %d: %s\n", f.Rank, f.Msg)
+	}
+	return b.String()
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = append([]string{"...\n"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "")
+}
+
+// syncBuffer is a bytes.Buffer safe for mpirun's two output streams.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
