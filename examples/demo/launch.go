@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/couplet-hpc/couplet/internal/mpitest"
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 )
 
 // pkgs are the example programs the demo builds, by name.
@@ -42,21 +42,21 @@ type job struct {
 }
 
 // apps returns the two application contexts of the MPMD launch.
-func (j job) apps() []mpitest.App {
+func (j job) apps() []mpilaunch.App {
 	common := []string{"-config", j.config, "-out", j.out,
 		"-steps", strconv.Itoa(j.steps), "-every", strconv.Itoa(j.every)}
 	if j.explicit {
 		common = append(common, "-explicit")
 	}
 	heatArgs := append([]string{"-nx", strconv.Itoa(j.nx), "-ny", strconv.Itoa(j.ny)}, common...)
-	return []mpitest.App{
+	return []mpilaunch.App{
 		{NP: j.writers, Prog: j.heat, Args: heatArgs},
 		{NP: j.readers, Prog: j.analyze, Args: common},
 	}
 }
 
 // mpirunArgs is the command line `mpirun -np W heat ... : -np R analyze ...`.
-func mpirunArgs(apps []mpitest.App) []string {
+func mpirunArgs(apps []mpilaunch.App) []string {
 	args := []string{"--oversubscribe"}
 	for i, a := range apps {
 		if i > 0 {
@@ -72,7 +72,7 @@ func mpirunArgs(apps []mpitest.App) []string {
 // its output, and ends it (mpirun and its ranks) if it outlasts timeout.
 func runJob(j job, timeout time.Duration) error {
 	cmd := exec.Command("mpirun", mpirunArgs(j.apps())...)
-	cmd.Env = append(os.Environ(), mpitest.PlatformEnv...)
+	cmd.Env = append(os.Environ(), mpilaunch.PlatformEnv...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 5 * time.Second

@@ -65,6 +65,9 @@ func Failures(out string) []Failure { return mpilaunch.Failures(out) }
 // RankLines returns rank's output lines, without their tags.
 func RankLines(out string, rank int) []string { return mpilaunch.RankLines(out, rank) }
 
+// UCXPML makes Open MPI use its UCX PML on one host (see mpilaunch.UCXPML).
+var UCXPML = mpilaunch.UCXPML
+
 // HasUCXPML reports whether Open MPI has the UCX PML.
 func HasUCXPML() bool { return mpilaunch.HasUCXPML() }
 
