@@ -98,10 +98,10 @@ func (mf *mfile) epoch(n int) *mepoch {
 
 // onMatcherMsg handles writers' and readers' requests at a matcher.
 func (e *engine) onMatcherMsg(m *envelope) error {
-	mf := e.match[m.key()]
+	mf := e.match[keyOf(m)]
 	if mf == nil {
-		mf = &mfile{key: m.key(), epochs: map[int]*mepoch{}, closed: map[int]bool{}}
-		e.match[m.key()] = mf
+		mf = &mfile{key: keyOf(m), epochs: map[int]*mepoch{}, closed: map[int]bool{}}
+		e.match[keyOf(m)] = mf
 	}
 	if len(m.Ranks) != 2 || m.Ranks[0] < 0 || m.Ranks[0] >= m.Ranks[1] {
 		return fmt.Errorf("dtf: %s from world rank %d lacks a valid group rank/size", m.Kind, m.From)

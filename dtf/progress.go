@@ -26,7 +26,7 @@ func (e *engine) send(to int, m *envelope) error { return e.start(to, m, false) 
 func (e *engine) sendAdvisory(to int, m *envelope) { e.start(to, m, true) }
 
 func (e *engine) start(to int, m *envelope, best bool) error {
-	b, err := m.encode()
+	b, err := m.Encode()
 	if err != nil {
 		return err
 	}

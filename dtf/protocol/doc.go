@@ -1,0 +1,28 @@
+// Package protocol holds the control messages of dtf's array-coupling protocol and
+// their wire encoding. It is plain Go over plain data: no MPI, UCX, KVS, clock or
+// goroutine, so the decoder is fuzzed (FuzzDecode) without a launcher.
+//
+// Three roles exchange these messages for every session of a coupled file (create or
+// open to close) and every epoch within it: the writer component's ranks, the
+// reader component's ranks, and the matchers (ranks of the writer component that
+// own parts of each variable's index space). Data never travels in a control
+// message: it moves as blocks on data tags, as the schedules name them.
+//
+//	kind         from -> to                      when, and what it carries
+//	HEADER       writer root -> reader root      at enddef: the header and the writer group's ranks
+//	WRITE_REQS   writer -> matcher               at the writer's epoch end: its writes in the matcher's region
+//	READ_REQS    reader -> matcher               each read round: its reads (Final: last round of the epoch, Closing: the file is closed)
+//	SCHEDULE     matcher -> writer               the boxes to send, to which reader, on which transfer id
+//	EXPECT       matcher -> reader               the boxes that will arrive, what nobody wrote, drains of recorded pushes
+//	EPOCH_DONE   matcher -> writer               every reader finished the epoch (Closed: readers that closed the session)
+//	FILE_CLOSED  writer root -> reader root      file mode: the file is complete on disk
+//	RECS_QUERY   reader -> matcher 0             the record count, once the writers' epoch is complete
+//	RECS         matcher 0 -> reader             the record count
+//	FORGET       writer root -> peer component   the session ended: drop its header if nobody took it
+//	VERDICT      replaying writer -> readers     it matched its replay record and sent by it
+//
+// Replay: requests carry Replay when the sender's request signature equals its
+// record, and then omit the requests themselves; a matcher that sees every sender
+// replay answers from its record, and any mismatch makes the epoch match afresh and
+// re-record.
+package protocol

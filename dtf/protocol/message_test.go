@@ -1,0 +1,80 @@
+package protocol
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/couplet-hpc/couplet/matcher"
+)
+
+func sampleEnvelopes() []*Envelope {
+	box := matcher.Box{Start: []int64{0, 4}, Count: []int64{2, 3}}
+	return []*Envelope{
+		{Kind: Header, Path: "out/a.nc", Session: 1, FileID: 3, Header: []byte{0x80}, Ranks: []int{5, 6}},
+		{Kind: WriteReqs, Path: "a.nc", Epoch: 2, NumRecs: 4, Writes: []matcher.Write{{Rank: 1, Var: 2, Seq: 9, Box: box}}, Ranks: []int{1, 4}},
+		{Kind: ReadReqs, Path: "a.nc", Round: 3, Reads: []matcher.Read{{Rank: 0, Var: 2, ID: 7, Box: box}}, Final: true, Ranks: []int{0, 2}, Settle: true, Sent: 12},
+		{Kind: Expect, Path: "a.nc", Sched: []Tagged{{T: matcher.Transfer{Writer: 1, Reader: 0, Var: 2, ReadID: 7, Seq: 9, Box: box}, ID: 11, Peer: 4}},
+			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}, Writers: 300e6, Pushers: []int{4, 6}, Drain: []Tagged{{T: matcher.Transfer{Writer: 1, Reader: 2, Var: 3, ReadID: 4, Seq: 5, Box: box}, ID: 9, Peer: 6}}},
+		{Kind: EpochDone, Path: "a.nc", Epoch: 1, Err: "boom", Closed: []int{3}},
+		{Kind: Verdict, Path: "a.nc", Session: 1, Epoch: 3, NumRecs: 2, Sent: 14},
+	}
+}
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	for _, m := range sampleEnvelopes() {
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Kind, err)
+		}
+		if !reflect.DeepEqual(m, got) {
+			t.Fatalf("%s: round trip\n%+v\n%+v", m.Kind, m, got)
+		}
+	}
+}
+
+func TestEnvelopeRejects(t *testing.T) {
+	bad := []*Envelope{
+		{Kind: 0},
+		{Kind: kindEnd},
+		{Kind: ReadReqs, Epoch: -1},
+		{Kind: WriteReqs, Writes: []matcher.Write{{Box: matcher.Box{Start: []int64{0}, Count: []int64{-1}}}}},
+		{Kind: ReadReqs, Reads: []matcher.Read{{Box: matcher.Box{Start: []int64{0, 1}, Count: []int64{1}}}}},
+	}
+	for i, m := range bad {
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(b); err == nil {
+			t.Errorf("case %d (%s) accepted", i, m.Kind)
+		}
+	}
+	if _, err := Decode([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}); err == nil {
+		t.Error("hostile array length accepted")
+	}
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	for _, m := range sampleEnvelopes() {
+		b, _ := m.Encode()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Decode(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must re-encode and decode to the same message.
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(b); err != nil {
+			t.Fatalf("re-decode: %v", err)
+		}
+	})
+}
