@@ -1,10 +1,10 @@
-// Package ucxtransport implements transport.Transport over UCX for
-// components launched separately (each mpirun has its own MPI_COMM_WORLD),
-// which find each other through the KVS.
+// Package ucxtransport implements transport.Transport over UCX, registered
+// as "ucx", for components launched separately (each mpirun has its own
+// MPI_COMM_WORLD) or together, which find each other through the KVS.
 //
 // # Rendezvous
 //
-// Join is collective over each component's own communicator. Every rank
+// The rendezvous is package transport/rendezvous. Join is collective over each component's own communicator. Every rank
 // publishes its UCX worker address under <ns>/<comp>/addr/<rank>; once all
 // of them have, the component's rank 0 publishes the component's size under
 // <ns>/<comp>/size. Rank 0 of every component then waits (a KVS watch, no
