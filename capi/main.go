@@ -34,19 +34,21 @@
 //
 // DTF_INI_FILE names the config and COUPLET_COMPONENT (or MPMD_COMP) the
 // component; in a one-mpirun MPMD launch MPI_APPNUM gives the component. With
-// DTF_INI_FILE set, the runtime starts lazily in the first ncmpi_create or
-// ncmpi_open of the process, unless the program called dtf_init first. A
-// runtime started lazily (or a dtf_init without dtf_finalize) is finalised in
-// MPI_Finalize, which libcouplet interposes through the MPI profiling
-// interface (PMPI_Finalize does the real work). Without DTF_INI_FILE every
-// call is forwarded. In an MPMD launch a coupled file created or opened on
-// MPI_COMM_WORLD is created on the component's communicator instead.
+// DTF_INI_FILE set and two or more components in the launch, the runtime
+// starts in MPI_Init and splits the world (worldsplit.go: MPI_COMM_WORLD then
+// means the component, in C and Fortran); otherwise it starts lazily in the
+// first ncmpi_create or ncmpi_open of a file the config names, unless the
+// program called dtf_init first. A runtime started that way (or a dtf_init
+// without dtf_finalize) is finalised in MPI_Finalize, which libcouplet
+// interposes through the MPI profiling interface (PMPI_Finalize does the
+// real work). Files no [FILE] names, and every file without DTF_INI_FILE, are
+// forwarded.
 //
 // # MPI and threads
 //
 // libcouplet never initialises MPI: ncmpi_create/open and dtf_init run after
-// the program's MPI_Init. Every MPI call the library makes happens inside a
-// library call, on the calling thread (a cgo callback keeps its goroutine on
+// the program's MPI_Init, and the world split right after it. Every MPI call
+// the library makes happens inside a library call, on the calling thread (a cgo callback keeps its goroutine on
 // the calling OS thread, and calls from Go into C stay on it), so a program
 // with MPI_THREAD_FUNNELED that calls PnetCDF from its main thread sees MPI
 // called from its main thread only, and never concurrently. dtf starts its
