@@ -43,6 +43,7 @@ func (a *Agent) serveRemote(c *gated) {
 		a.info.Printf("fetch %q version %d for %s", m.Path, m.Version, c.RemoteAddr())
 	}
 	var n int64
+	start := time.Now()
 	if m.Op == wire.OpFetchUCX {
 		n, err = a.sendFileUCX(c, m)
 	} else {
@@ -55,8 +56,27 @@ func (a *Agent) serveRemote(c *gated) {
 		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
 		return
 	}
+	a.info.Printf("served %q to %s: %s", m.Path, c.RemoteAddr(), rate(n, time.Since(start)))
+}
+
+// rate says how many bytes moved in how long, and how fast.
+func rate(n int64, d time.Duration) string {
+	s := d.Seconds()
+	mibs := 0.0
+	if s > 0 {
+		mibs = float64(n) / (1 << 20) / s
+	}
+	return fmt.Sprintf("%d bytes in %.3f s (%.1f MiB/s)", n, s, mibs)
+}
+
+// served counts a fetch of n bytes as served. The senders call it just before their
+// final End message, so a consumer that has its file also sees the count.
+func (a *Agent) served(n int64, overUCX bool) {
 	a.ctr.fetchesServed.Add(1)
 	a.ctr.bytesServed.Add(n)
+	if overUCX {
+		a.ctr.ucxFetchesServed.Add(1)
+	}
 }
 
 // openConfined opens upath inside the producer directory. It rejects absolute paths and
@@ -137,5 +157,6 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 			}
 		}
 	}
+	a.served(sent, false)
 	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 }

@@ -131,11 +131,8 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 			return sent, err
 		}
 	}
-	if err := wire.Write(c, &wire.Msg{Op: wire.OpEnd}); err != nil {
-		return sent, err
-	}
-	a.ctr.ucxFetchesServed.Add(1)
-	return sent, nil
+	a.served(sent, true)
+	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 }
 
 // putFlush puts p at the remote address and flushes the endpoint, so that p is in the
