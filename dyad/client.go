@@ -40,9 +40,6 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
-	if cfg.AgentSocket == "" {
-		cfg.AgentSocket = DefaultSocket
-	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
 	}
@@ -58,6 +55,24 @@ func New(cfg Config) (*Client, error) {
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
+
+// socket returns the agent socket for an operation on the managed directory dir: the
+// configured one, else the one SocketFor derives.
+func (c *Client) socket(dir string) (string, error) {
+	if c.cfg.AgentSocket != "" {
+		return c.cfg.AgentSocket, nil
+	}
+	return SocketFor(dir)
+}
+
+// anySocket is the socket of operations that belong to no managed directory (listing,
+// counters): the consumer's agent, else the producer's.
+func (c *Client) anySocket() (string, error) {
+	if c.cfg.ConsumerDir != "" {
+		return c.socket(c.cfg.ConsumerDir)
+	}
+	return c.socket(c.cfg.ProducerDir)
+}
 
 // Key returns the metadata key of upath under the client's key shape.
 func (c *Client) Key(upath string) string { return PathKey(upath, c.cfg.KeyDepth, c.cfg.KeyBins) }
@@ -139,7 +154,11 @@ func (c *Client) publish(upath, abs string) (*Meta, error) {
 	if st != nil {
 		m.MTimeNs = st.ModTime().UnixNano()
 	}
-	r, err := call(context.Background(), c.cfg.AgentSocket,
+	sock, err := c.socket(c.cfg.ProducerDir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := call(context.Background(), sock,
 		&wire.Msg{Op: wire.OpPublish, NS: c.cfg.Namespace, Key: m.Key, Path: abs, Meta: m}, c.cfg.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("dyad: produce %s: %w", upath, err)
@@ -197,7 +216,11 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 		}
 		return abs, nil
 	}
-	_, err = call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
+	sock, err := c.socket(c.cfg.ConsumerDir)
+	if err != nil {
+		return "", err
+	}
+	_, err = call(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
 		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL),
 		TimeoutMs: c.cfg.TransferTimeout.Milliseconds()}, c.cfg.TransferTimeout)
 	if err != nil {
@@ -272,7 +295,11 @@ func (c *Client) Stat(ctx context.Context, path string) (*Meta, Level, error) {
 // List returns the metadata published in the namespace whose key starts with prefix.
 func (c *Client) List(ctx context.Context, prefix string) ([]*Meta, error) {
 	var out []*Meta
-	err := stream(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpList, NS: c.cfg.Namespace, Key: prefix},
+	sock, err := c.anySocket()
+	if err != nil {
+		return nil, err
+	}
+	err = stream(ctx, sock, &wire.Msg{Op: wire.OpList, NS: c.cfg.Namespace, Key: prefix},
 		c.cfg.Timeout, func(m *wire.Msg) bool {
 			if m.Meta != nil {
 				out = append(out, m.Meta)
@@ -284,7 +311,11 @@ func (c *Client) List(ctx context.Context, prefix string) ([]*Meta, error) {
 
 // Counters returns the local agent's counters.
 func (c *Client) Counters(ctx context.Context) (map[string]int64, error) {
-	r, err := call(ctx, c.cfg.AgentSocket, &wire.Msg{Op: wire.OpStats}, c.cfg.Timeout)
+	sock, err := c.anySocket()
+	if err != nil {
+		return nil, err
+	}
+	r, err := call(ctx, sock, &wire.Msg{Op: wire.OpStats}, c.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}

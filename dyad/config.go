@@ -36,9 +36,6 @@ func ParseDTL(s string) (DTL, error) {
 	return "", fmt.Errorf("dyad: unknown DTL mode %q (want FLUX_RPC/rpc, UCX or MARGO)", s)
 }
 
-// DefaultSocket is the agent's Unix socket when COUPLET_AGENT_SOCKET is unset.
-const DefaultSocket = "/tmp/couplet-agent.sock"
-
 // Config is the staging configuration. ConfigFromEnv reads it from DYAD's variables.
 type Config struct {
 	// Namespace is the KVS namespace (DYAD_KVS_NAMESPACE, required).
@@ -70,7 +67,8 @@ type Config struct {
 	SyncCheck bool
 	// Reinit re-reads the environment on every package-level call (DYAD_REINIT).
 	Reinit bool
-	// AgentSocket is the local agent's Unix socket (COUPLET_AGENT_SOCKET).
+	// AgentSocket is the local agent's Unix socket (COUPLET_AGENT_SOCKET). Empty means
+	// the socket SocketFor derives from the managed directory of each operation.
 	AgentSocket string
 	// Timeout bounds waits for metadata and locks (COUPLET_DYAD_TIMEOUT, default 60s).
 	Timeout time.Duration
@@ -83,7 +81,7 @@ type Config struct {
 func ConfigFromEnv() (Config, error) { return configFrom(os.LookupEnv) }
 
 func configFrom(lookup func(string) (string, bool)) (Config, error) {
-	c := Config{KeyDepth: 3, KeyBins: 1024, ServiceMux: 1, AgentSocket: DefaultSocket,
+	c := Config{KeyDepth: 3, KeyBins: 1024, ServiceMux: 1,
 		Timeout: 60 * time.Second, TransferTimeout: 10 * time.Minute}
 	var errs []string
 	str := func(name string, dst *string) {

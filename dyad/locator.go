@@ -130,7 +130,11 @@ func (c *Client) lookupLevel(ctx context.Context, l Level, upath string, minVers
 			req.TimeoutMs = wait.Milliseconds()
 			timeout = wait + 10*time.Second
 		}
-		r, err := call(ctx, c.cfg.AgentSocket, req, timeout)
+		sock, err := c.socket(c.cfg.ConsumerDir)
+		if err != nil {
+			return nil, false, err
+		}
+		r, err := call(ctx, sock, req, timeout)
 		if err != nil {
 			return nil, false, err
 		}

@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	"github.com/spf13/cobra"
@@ -23,8 +22,12 @@ func init() {
 rpc DTL, serves local dyad clients on a Unix socket, keeps the node's metadata cache, and
 hosts an embedded etcd (default) or joins one with --kvs etcd://host:port,...
 
-The producer directory defaults to $DYAD_PATH_PRODUCER and the socket to
-$COUPLET_AGENT_SOCKET.
+The producer directory defaults to $DYAD_PATH_PRODUCER. The socket is
+$COUPLET_AGENT_SOCKET if set, else PRODUCER_DIR/.couplet/agent.sock, or, when that
+path is too long for a socket, $XDG_RUNTIME_DIR/couplet/HASH.sock (without
+XDG_RUNTIME_DIR: /tmp/couplet-UID/HASH.sock); clients derive the same path from
+their managed directory. An agent refuses to start on a socket that another agent
+answers on.
 
 Peers prove they hold the cluster token (a challenge-response; the token never crosses
 the wire). Give it with --token-file (mode 0600) or $COUPLET_AGENT_TOKEN, never on the
@@ -71,13 +74,9 @@ token.`,
 		},
 	}
 	f := cmd.Flags()
-	def := os.Getenv("COUPLET_AGENT_SOCKET")
-	if def == "" {
-		def = dyad.DefaultSocket
-	}
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:0", "TCP address of the rpc DTL (non-loopback needs --token-file or COUPLET_AGENT_TOKEN)")
 	f.StringVar(&o.Advertise, "advertise", "", "address published as the owner of produced files (default: the listen address)")
-	f.StringVar(&o.Socket, "socket", def, "Unix socket for local clients")
+	f.StringVar(&o.Socket, "socket", "", "Unix socket for local clients (default $COUPLET_AGENT_SOCKET, else PRODUCER_DIR/.couplet/agent.sock)")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the cluster token, mode 0600 (or COUPLET_AGENT_TOKEN; default: generated into the state dir)")
 	f.StringVar(&o.KVS, "kvs", "", "join an etcd cluster (etcd://host:port,...) instead of embedding one")
 	f.StringVar(&o.StateDir, "state-dir", "", "agent state (default PRODUCER_DIR/.couplet/agent)")

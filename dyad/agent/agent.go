@@ -35,7 +35,7 @@ type Options struct {
 	// Advertise is the address published as the owner of produced files
 	// (default: the listener's address).
 	Advertise string
-	// Socket is the Unix socket for local clients (default dyad.DefaultSocket).
+	// Socket is the Unix socket for local clients (default dyad.SocketFor(ProducerDir)).
 	Socket string
 	// Token is the cluster's shared secret: peers prove they hold it (challenge-response)
 	// and it is never sent. An explicit Token or TokenFile is required when Listen is not
@@ -105,6 +105,7 @@ type Agent struct {
 	root    *os.Root
 	tcp     net.Listener
 	unix    net.Listener
+	sock    *localSocket
 	kv      kvs.KV
 	etcd    *embedded.Server
 	info    *log.Logger
@@ -138,7 +139,7 @@ type counters struct {
 }
 
 // Start starts an agent and returns once it is serving.
-func Start(o Options) (a *Agent, err error) {
+func Start(o Options) (*Agent, error) {
 	if o.ProducerDir == "" {
 		return nil, errors.New("agent: a producer directory is required")
 	}
@@ -154,7 +155,11 @@ func Start(o Options) (a *Agent, err error) {
 		o.Listen = "127.0.0.1:0"
 	}
 	if o.Socket == "" {
-		o.Socket = dyad.DefaultSocket
+		s, err := dyad.SocketFor(o.ProducerDir)
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		o.Socket = s
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 1 << 20
@@ -180,69 +185,75 @@ func Start(o Options) (a *Agent, err error) {
 	if o.PreAuthTimeout <= 0 {
 		o.PreAuthTimeout = 5 * time.Second
 	}
-	if err := os.MkdirAll(o.ProducerDir, 0o755); err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(o.ProducerDir, ".couplet", "agent")
 	}
 	if o.EtcdDir == "" {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
-	a = &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
+	a := &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
 	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
-	ag := a // the returns below clear a
-	defer func() {
-		if err != nil {
-			ag.Close()
-		}
-	}()
-	if err := a.openLogs(); err != nil {
+	if err := a.start(); err != nil {
+		a.Close()
 		return nil, err
 	}
+	return a, nil
+}
+
+// start brings the agent up in the order that fails fastest: logs, directories, the
+// local socket and the TCP listener (each refused at once if taken), then the KVS
+// (bounded by its dial timeout), then the cache and the serving loops.
+func (a *Agent) start() error {
+	o := &a.opts
+	if err := a.openLogs(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.ProducerDir, 0o755); err != nil {
+		return fmt.Errorf("agent: producer directory: %w", err)
+	}
+	var err error
 	if a.root, err = os.OpenRoot(o.ProducerDir); err != nil {
-		return nil, fmt.Errorf("agent: producer directory: %w", err)
+		return fmt.Errorf("agent: producer directory: %w", err)
 	}
 	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("agent: state directory: %w", err)
+		return fmt.Errorf("agent: state directory: %w", err)
 	}
 	a.internalDirs()
 	if err := a.resolveToken(); err != nil {
-		return nil, err
+		return err
 	}
-	a.signKey = signingKey(a.opts.Token)
-	if err := a.openKVS(); err != nil {
-		return nil, err
+	a.signKey = signingKey(o.Token)
+	if a.sock, err = claimSocket(o.Socket); err != nil {
+		return err
 	}
+	a.unix = a.sock.l
 	if a.tcp, err = net.Listen("tcp", o.Listen); err != nil {
-		return nil, fmt.Errorf("agent: listen %s: %w", o.Listen, err)
+		return fmt.Errorf("agent: listen on %s: %w", o.Listen, err)
 	}
-	if a.opts.Advertise == "" {
-		a.opts.Advertise = a.tcp.Addr().String()
+	if o.Advertise == "" {
+		o.Advertise = a.tcp.Addr().String()
 	}
-	os.Remove(o.Socket) // a stale socket from a killed agent
-	if a.unix, err = net.Listen("unix", o.Socket); err != nil {
-		return nil, fmt.Errorf("agent: listen %s: %w", o.Socket, err)
+	if err := a.openKVS(); err != nil {
+		return err
 	}
-	os.Chmod(o.Socket, 0o600)
 	a.cacheStarted = true
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
-		return nil, err
+		return fmt.Errorf("agent: %w", err)
 	}
-	if d, err := dtlFor(dtl); err != nil {
-		return nil, err
+	if d, err := dtlFor(a.dtl); err != nil {
+		return err
 	} else if d.start != nil {
 		if err := d.start(a); err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
+			return fmt.Errorf("agent: %w", err)
 		}
 	}
 	a.wg.Add(2)
 	go a.accept(a.tcp, a.serveRemote)
 	go a.accept(a.unix, a.serveLocal)
 	a.info.Printf("agent up: serving on %s (fetching over %s), socket %s, producer dir %s, kvs %s",
-		a.opts.Advertise, dtl, o.Socket, o.ProducerDir, a.KVSEndpoint())
-	return a, nil
+		o.Advertise, a.dtl, o.Socket, o.ProducerDir, a.KVSEndpoint())
+	return nil
 }
 
 func (a *Agent) openLogs() error {
@@ -315,9 +326,8 @@ func (a *Agent) Close() error {
 	if a.tcp != nil {
 		a.tcp.Close()
 	}
-	if a.unix != nil {
-		a.unix.Close()
-		os.Remove(a.opts.Socket)
+	if a.sock != nil {
+		a.sock.close()
 	}
 	a.wg.Wait()
 	a.closeUCX()

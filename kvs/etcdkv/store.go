@@ -137,7 +137,7 @@ func DialConfig(ctx context.Context, c Config) (*Store, error) {
 	defer cancel()
 	if _, err := cl.Get(cctx, "\x00couplet-ping"); err != nil {
 		cl.Close()
-		return nil, fmt.Errorf("etcdkv: etcd at %v does not answer: %w", endpoints, err)
+		return nil, fmt.Errorf("etcdkv: etcd at %s is unreachable (no answer within 5s): %w", strings.Join(endpoints, ","), err)
 	}
 	return &Store{c: cl}, nil
 }
