@@ -40,6 +40,7 @@ func TestDependencies(t *testing.T) {
 		{module + "/dtf", []string{module + "/transport/mpitransport", module + "/transport/ucxtransport",
 			module + "/transport/all", module + "/kvs/etcdkv", "go.etcd.io/"}},
 		{module + "/dtf/protocol", []string{module + "/transport", module + "/kvs", module + "/mpi", module + "/ucx", "runtime/cgo"}},
+		{module + "/dtf/config", []string{module + "/mpi", module + "/ucx", module + "/transport", module + "/kvs", "runtime/cgo"}},
 		{module + "/capi", []string{"go.etcd.io/etcd/server"}},
 		{module + "/examples/heat", []string{"go.etcd.io/etcd/server"}},
 		// Test helpers stay out of the command: bench launches through internal/mpilaunch.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 )
 
 var configCmd = &cobra.Command{
@@ -35,7 +35,7 @@ given paths selects, which is how a filename that couples nothing shows up befor
 run.`,
 	Args: cobra.ExactArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
-		c, err := dtf.LoadConfig(args[0])
+		c, err := config.LoadConfig(args[0])
 		if err == nil && configCheckEnv {
 			err = c.ApplyEnv(os.Getenv)
 		}

@@ -27,8 +27,8 @@ func runCouplet(t *testing.T, args ...string) (stdout, stderr string, err error)
 }
 
 func TestConfigCheck(t *testing.T) {
-	good := filepath.Join("..", "..", "dtf", "testdata", "good.ini")
-	bad := filepath.Join("..", "..", "dtf", "testdata", "bad.ini")
+	good := filepath.Join("..", "..", "dtf", "config", "testdata", "good.ini")
+	bad := filepath.Join("..", "..", "dtf", "config", "testdata", "bad.ini")
 	tests := []struct {
 		name    string
 		args    []string

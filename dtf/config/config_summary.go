@@ -1,4 +1,4 @@
-package dtf
+package config
 
 import (
 	"fmt"
