@@ -59,7 +59,7 @@ demo-dyad: deps
 	$(GO) run ./examples/dyad/demo
 
 bench: deps
-	$(GO) run ./cmd/couplet bench
+	$(GO) run ./cmd/couplet bench --reps 7 --launches 3
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

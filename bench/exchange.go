@@ -62,6 +62,11 @@ type ExchangePoint struct {
 	MiB   int64 `json:"mib"`
 	Bytes int64 `json:"bytes"`
 	Reps  int   `json:"reps"`
+	// Launches is how many separate launches measured this point; Seconds
+	// and GBps then hold the median of the launch medians with the spread
+	// across launches, and LaunchSeconds each launch's own summaries.
+	Launches      int                  `json:"launches,omitempty"`
+	LaunchSeconds []map[string]Summary `json:"launch_seconds,omitempty"`
 	// Seconds per exchange and throughput in GB/s (1e9 bytes/s of the array
 	// moved from writers to readers), by mode.
 	Seconds map[string]Summary `json:"seconds"`

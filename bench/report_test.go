@@ -58,11 +58,12 @@ func TestWriteOutputs(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "PERFORMANCE.md"))
-	for _, want := range []string{"| 64 MiB | 1 | 20.50 |", "0.50 (**not met**)", "Case 3: Replay",
+	for _, want := range []string{"| 64 MiB | 1 x 1 | 20.50 |", "0.50 (**not met**)", "Case 3: Replay",
 		"make bench", "perf/exchange.png", "| on | 2 | 1.0000 (1.0000–1.0000)", "Cycle time off / on: **2.00**",
-		"| 1 GiB | 5 | 20.50 | 1.00 (1.00–1.00) | 1.10 (1.10–1.10) | 0.50 (0.50–0.50) | 0.90 | 2.00 |",
-		"| 4 | 1 GiB | rpc DTL / raw TCP | >= 0.7 | 0.90 (met) |", "| agent | 10 | 40.0 (40.0–40.0) | – | x 4.0 |",
-		"| 64 MiB | 5 | 20.50 | 3.00 (3.00–3.00) | 2.70 (2.70–2.70) | 1.20 (1.20–1.20) | 0.90 | 0.40 |",
+		"| 1 GiB | 1 x 5 | 20.50 | 1.00 (1.00–1.00) | 1.10 (1.10–1.10) | 0.50 (0.50–0.50) | 0.90 | 2.00 |",
+		"| 4 | 1 GiB | rpc DTL / raw TCP | >= 0.80 | 0.90 (met) |", "| 6 | 1 GiB | ucx DTL (sm) / rpc DTL | >= 1.00 | 1.50 (met) |",
+		"| 6 | 64 MiB | UCX sm / couplet over MPI | >= 0.90 | 0.90 (met) |", "Discarded runs: none.", "| agent | 10 | 40.0 (40.0–40.0) | – | x 4.0 |",
+		"| 64 MiB | 1 x 5 | 20.50 | 3.00 (3.00–3.00) | 2.70 (2.70–2.70) | 1.20 (1.20–1.20) | – | 0.90 | 0.40 | 0.00 |",
 		"perf/ucx-staging.png", "1.00 2.00 3.00 at the start"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("PERFORMANCE.md lacks %q:\n%s", want, md)
@@ -71,5 +72,48 @@ func TestWriteOutputs(t *testing.T) {
 	back, err := ReadResults(filepath.Join(dir, "perf", "results.json"))
 	if err != nil || len(back.Exchange) != 1 || back.Exchange[0].CoupledVsMPI != 0.5 {
 		t.Errorf("results.json round trip: %+v, %v", back, err)
+	}
+}
+
+// TestMergeLaunches checks that launches combine as the median of the
+// launch medians with the spread across them, and that ratios come from
+// those medians.
+func TestMergeLaunches(t *testing.T) {
+	line := func(mode string, secs ...string) string {
+		var b strings.Builder
+		for i, s := range secs {
+			b.WriteString("EXCH mode=" + mode + " rep=" + string(rune('1'+i)) + " bytes=4194304 seconds=" + s + " ok=1\n")
+		}
+		return b.String()
+	}
+	var ps []ExchangePoint
+	for _, out := range []string{
+		line("mpi", "1", "2", "3") + line("coupled", "2", "2", "9"), // medians 2, 2
+		line("mpi", "4", "4", "4") + line("coupled", "1", "1", "1"), // medians 4, 1
+		line("mpi", "1", "1", "1") + line("coupled", "8", "4", "4"), // medians 1, 4
+	} {
+		p, err := ParseExchange(out, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	m := mergeExchange(ps)
+	if m.Launches != 3 || len(m.LaunchSeconds) != 3 {
+		t.Fatalf("launches %d, %d launch summaries; want 3, 3", m.Launches, len(m.LaunchSeconds))
+	}
+	for _, c := range []struct {
+		mode          string
+		med, min, max float64
+	}{{ModeMPI, 2, 1, 4}, {ModeCoupled, 2, 1, 4}} {
+		if s := m.Seconds[c.mode]; s.N != 3 || s.Median != c.med || s.Min != c.min || s.Max != c.max {
+			t.Errorf("%s seconds %+v, want median %v (min %v max %v) of the launch medians", c.mode, s, c.med, c.min, c.max)
+		}
+	}
+	if m.CoupledVsMPI != 1 {
+		t.Errorf("couplet/MPI %v, want 2/2 = 1 from the merged medians", m.CoupledVsMPI)
+	}
+	if g := m.GBps[ModeMPI]; g.Median != float64(4<<20)/2*1e-9 {
+		t.Errorf("MPI GB/s median %v, want %v", g.Median, float64(4<<20)/2*1e-9)
 	}
 }

@@ -13,6 +13,9 @@ type Options struct {
 	Cases       []int   // case numbers to run (CaseArray, CaseMatching); others are listed
 	ExchangeMiB []int64 // case-1 array sizes in MiB (even, 4 or more)
 	Reps        int     // timed repetitions per measurement (>= 5 for reported numbers)
+	// Launches is how many separate launches measure each throughput
+	// point of cases 1, 4 and 6 (at least 3 for reported numbers).
+	Launches int
 	// BigReps, when > 0, replaces Reps for case-1 sizes of BigMiB MiB and
 	// more, to keep the full run within its time budget.
 	BigReps    int
@@ -43,6 +46,7 @@ func DefaultOptions(quick bool) Options {
 		Cases:          slices.Clone(AllCases),
 		ExchangeMiB:    []int64{64, 256, 1024},
 		Reps:           5,
+		Launches:       3,
 		MatchSides:     []int64{10, 22, 46, 100},
 		Matchers:       []int{1, 2, 4, 8},
 		Replay:         ReplayWorkload{Cycles: 8, NVars: 32, NZ: 16, NY: 64, NX: 64, WBlocks: 4},
@@ -96,6 +100,7 @@ func Run(o Options) (*Results, error) {
 	if o.Reps < 1 {
 		return nil, fmt.Errorf("bench: %d repetitions", o.Reps)
 	}
+	o.Launches = max(o.Launches, 1)
 	start := time.Now()
 	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(o.MCA), MemcpyBytes: o.MemcpyBytes, LoadStart: loadAvg()}
 	has := func(id int) bool { return slices.Contains(o.Cases, id) }
@@ -104,13 +109,15 @@ func Run(o Options) (*Results, error) {
 		steps++ // build
 	}
 	if has(CaseArray) {
-		steps += len(o.ExchangeMiB)
+		steps += len(o.ExchangeMiB) * o.Launches
 	}
 	if has(CaseReplay) {
 		steps += 2
 	}
 	if has(CaseStaging) || has(CaseUCX) {
-		steps += 1 + len(o.StageMiB)
+		steps += o.Launches * (1 + len(o.StageMiB))
+	} else if has(CaseLocator) {
+		steps++
 	}
 	if has(CaseLocator) {
 		steps++
@@ -119,7 +126,7 @@ func Run(o Options) (*Results, error) {
 		steps++
 	}
 	if has(CaseUCX) {
-		steps += len(o.UCXMiB)
+		steps += len(o.UCXMiB) * o.Launches
 	}
 	if slices.Contains(o.Cases, CaseMatching) {
 		steps += len(o.MatchSides) * len(o.Matchers)
@@ -157,17 +164,25 @@ func Run(o Options) (*Results, error) {
 		}
 	}
 	if has(CaseArray) {
-		for _, mib := range o.ExchangeMiB {
-			reps := o.repsFor(mib)
-			next("case 1: %d MiB, %d writers -> %d readers, %d reps per system", mib, Writers, Readers, reps)
-			p, err := RunExchange(bin, mib, reps, o.MCA, o.Timeout)
-			if err != nil {
-				return nil, err
+		// Launches outside, sizes inside: the launches of one size are
+		// spread over the run rather than back to back.
+		byMiB := map[int64][]ExchangePoint{}
+		for l := range o.Launches {
+			for _, mib := range o.ExchangeMiB {
+				reps := o.repsFor(mib)
+				next("case 1: %d MiB, %d writers -> %d readers, %d reps per system, launch %d of %d", mib, Writers, Readers, reps, l+1, o.Launches)
+				p, err := RunExchange(bin, mib, reps, o.MCA, o.Timeout)
+				if err != nil {
+					return nil, err
+				}
+				o.progress("        MPI %s | couplet %s | files %s GB/s | couplet/MPI %.2f, couplet/files %.2f",
+					p.GBps[ModeMPI].Format("%.2f"), p.GBps[ModeCoupled].Format("%.2f"), p.GBps[ModeFile].Format("%.2f"),
+					p.CoupledVsMPI, p.CoupledVsFile)
+				byMiB[mib] = append(byMiB[mib], p)
 			}
-			o.progress("        MPI %s | couplet %s | files %s GB/s | couplet/MPI %.2f, couplet/files %.2f",
-				p.GBps[ModeMPI].Format("%.2f"), p.GBps[ModeCoupled].Format("%.2f"), p.GBps[ModeFile].Format("%.2f"),
-				p.CoupledVsMPI, p.CoupledVsFile)
-			r.Exchange = append(r.Exchange, p)
+		}
+		for _, mib := range o.ExchangeMiB {
+			r.Exchange = append(r.Exchange, mergeExchange(byMiB[mib]))
 		}
 	}
 	if slices.Contains(o.Cases, CaseMatching) {
@@ -213,13 +228,19 @@ func Run(o Options) (*Results, error) {
 		}
 	}
 	if has(CaseUCX) {
-		for _, mib := range o.UCXMiB {
-			next("case 6a: coupling over MPI vs over UCX (sm, tcp) across two launches, %d MiB, %d reps", mib, o.repsFor(mib))
-			pts, err := RunUCXExchange(bin, []int64{mib}, o.repsFor(mib), o.MCA, o.Timeout, o.Progress)
-			if err != nil {
-				return nil, err
+		byMiB := map[int64][]UCXExchangePoint{}
+		for l := range o.Launches {
+			for _, mib := range o.UCXMiB {
+				next("case 6a: coupling over MPI vs over UCX (sm, tcp) across two launches, and raw MPI over tcp, %d MiB, %d reps, launch %d of %d", mib, o.repsFor(mib), l+1, o.Launches)
+				pts, err := RunUCXExchange(bin, []int64{mib}, o.repsFor(mib), o.MCA, o.Timeout, o.Progress)
+				if err != nil {
+					return nil, err
+				}
+				byMiB[mib] = append(byMiB[mib], pts...)
 			}
-			r.UCXExchange = append(r.UCXExchange, pts...)
+		}
+		for _, mib := range o.UCXMiB {
+			r.UCXExchange = append(r.UCXExchange, mergeUCXExchange(byMiB[mib]))
 		}
 	}
 	r.LoadEnd = loadAvg()
@@ -228,36 +249,51 @@ func Run(o Options) (*Results, error) {
 	return r, nil
 }
 
-// runStaging measures cases 4, 5 and 6b on one set of agents.
+// runStaging measures cases 4, 5 and 6b, each launch on a fresh set of
+// agents.
 func runStaging(o Options, r *Results, next func(string, ...any)) error {
 	has := func(id int) bool { return slices.Contains(o.Cases, id) }
-	next("cases 4-6: starting dyad agent pairs (rpc, ucx sm, ucx tcp) with embedded etcd")
-	s, err := StartStaging()
-	if err != nil {
-		return err
+	byMiB := map[int64][]StagingPoint{}
+	launches := o.Launches
+	if !has(CaseStaging) && !has(CaseUCX) {
+		launches = 1 // the locator alone
 	}
-	defer s.Close()
-	if has(CaseStaging) || has(CaseUCX) {
-		for _, mib := range o.StageMiB {
-			reps := o.stageRepsFor(mib)
-			next("cases 4/6b: staging %d MiB, %d reps per system", mib, reps)
-			p, err := s.Measure(mib, reps)
-			if err != nil {
-				return err
-			}
-			o.progress("        rpc %s | tcp %s | cp %s | ucx-sm %s | ucx-tcp %s GB/s | rpc/tcp %.2f",
-				p.GBps[StageRPC].Format("%.2f"), p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"),
-				p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"), p.RPCvsTCP)
-			r.Staging = append(r.Staging, p)
-		}
-	}
-	if has(CaseLocator) {
-		next("case 5: locator lookups, %d per level per rep, %d reps", o.LocatorLookups, o.Reps)
-		if r.Locator, err = s.MeasureLocator(o.LocatorLookups, o.Reps); err != nil {
+	for l := range launches {
+		next("cases 4-6: starting dyad agent pairs (rpc, ucx sm, ucx tcp) with embedded etcd, launch %d of %d", l+1, launches)
+		s, err := StartStaging()
+		if err != nil {
 			return err
 		}
-		for _, l := range r.Locator {
-			o.progress("        %-5s median %s us", l.Level, l.Median.Format("%.1f"))
+		if has(CaseStaging) || has(CaseUCX) {
+			for _, mib := range o.StageMiB {
+				reps := o.stageRepsFor(mib)
+				next("cases 4/6b: staging %d MiB, %d reps per system, launch %d of %d", mib, reps, l+1, o.Launches)
+				p, err := s.Measure(mib, reps)
+				if err != nil {
+					s.Close()
+					return err
+				}
+				o.progress("        rpc %s | tcp %s | cp %s | ucx-sm %s | ucx-tcp %s GB/s | rpc/tcp %.2f",
+					p.GBps[StageRPC].Format("%.2f"), p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"),
+					p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"), p.RPCvsTCP)
+				byMiB[mib] = append(byMiB[mib], p)
+			}
+		}
+		if has(CaseLocator) && l == 0 { // latencies in process: one launch
+			next("case 5: locator lookups, %d per level per rep, %d reps", o.LocatorLookups, o.Reps)
+			if r.Locator, err = s.MeasureLocator(o.LocatorLookups, o.Reps); err != nil {
+				s.Close()
+				return err
+			}
+			for _, l := range r.Locator {
+				o.progress("        %-5s median %s us", l.Level, l.Median.Format("%.1f"))
+			}
+		}
+		s.Close()
+	}
+	if has(CaseStaging) || has(CaseUCX) {
+		for _, mib := range o.StageMiB {
+			r.Staging = append(r.Staging, mergeStaging(byMiB[mib]))
 		}
 	}
 	return nil

@@ -42,11 +42,16 @@ var StagingLabel = map[string]string{
 
 // StagingPoint is cases 4 and 6b at one file size.
 type StagingPoint struct {
-	MiB     int64              `json:"mib"`
-	Bytes   int64              `json:"bytes"`
-	Reps    int                `json:"reps"`
-	Seconds map[string]Summary `json:"seconds"`
-	GBps    map[string]Summary `json:"gb_per_s"`
+	MiB   int64 `json:"mib"`
+	Bytes int64 `json:"bytes"`
+	Reps  int   `json:"reps"`
+	// Launches is how many separate launches measured this point; Seconds
+	// and GBps then hold the median of the launch medians with the spread
+	// across launches, and LaunchSeconds each launch's own summaries.
+	Launches      int                  `json:"launches,omitempty"`
+	LaunchSeconds []map[string]Summary `json:"launch_seconds,omitempty"`
+	Seconds       map[string]Summary   `json:"seconds"`
+	GBps          map[string]Summary   `json:"gb_per_s"`
 	// RPCvsTCP and RPCvsCp are rpc-DTL throughput over raw TCP's and cp's
 	// (medians of this run); UCXvsRPC is each ucx system's over rpc's.
 	RPCvsTCP float64            `json:"rpc_vs_tcp"`

@@ -64,3 +64,34 @@ func (s Summary) Format(verb string) string {
 	}
 	return fmt.Sprintf(verb+" ("+verb+"–"+verb+")", s.Median, s.Min, s.Max)
 }
+
+// MergeLaunches combines one quantity measured in several separate launches
+// (each a summary of its repetitions): the median of the launch medians,
+// with the spread (min–max) across launch medians. All holds the launch
+// medians in launch order, so one launch that ran apart from the others
+// shows.
+func MergeLaunches(ls []Summary) Summary {
+	meds := make([]float64, 0, len(ls))
+	for _, l := range ls {
+		if l.N > 0 {
+			meds = append(meds, l.Median)
+		}
+	}
+	return Summarize(meds)
+}
+
+// mergeMaps merges per-system summaries of several launches with
+// MergeLaunches, system by system.
+func mergeMaps(ms []map[string]Summary) map[string]Summary {
+	by := map[string][]Summary{}
+	for _, m := range ms {
+		for k, s := range m {
+			by[k] = append(by[k], s)
+		}
+	}
+	out := make(map[string]Summary, len(by))
+	for k, ls := range by {
+		out[k] = MergeLaunches(ls)
+	}
+	return out
+}

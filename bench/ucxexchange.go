@@ -20,27 +20,42 @@ const (
 	SysCoupledMPI = "mpi"     // one MPMD mpirun, transport = mpi
 	SysUCXSM      = "ucx-sm"  // two mpiruns, transport = ucx, UCX_TLS=sm
 	SysUCXTCP     = "ucx-tcp" // two mpiruns, transport = ucx, UCX_TLS=tcp
+	// SysRawMPITCP is the baseline of UCX over tcp: the raw MPI exchange of
+	// case 1 (subarray sends, no couplet) in one MPMD mpirun, forced onto
+	// the tcp BTL over loopback.
+	SysRawMPITCP = "raw-mpi-tcp"
 )
 
+// rawMPITCPEnv forces Open MPI onto TCP over loopback (ob1 PML, tcp BTL).
+var rawMPITCPEnv = []string{"OMPI_MCA_pml=ob1", "OMPI_MCA_btl=self,tcp", "OMPI_MCA_btl_tcp_if_include=lo"}
+
 // UCXExchangeSystems lists the case-6a systems in table order.
-var UCXExchangeSystems = []string{SysCoupledMPI, SysUCXSM, SysUCXTCP}
+var UCXExchangeSystems = []string{SysCoupledMPI, SysUCXSM, SysUCXTCP, SysRawMPITCP}
 
 // UCXExchangeLabel names a case-6a system in tables and legends.
 var UCXExchangeLabel = map[string]string{
 	SysCoupledMPI: "couplet over MPI (one MPMD mpirun)",
 	SysUCXSM:      "couplet over UCX, UCX_TLS=sm (two mpiruns)",
 	SysUCXTCP:     "couplet over UCX, UCX_TLS=tcp (two mpiruns)",
+	SysRawMPITCP:  "raw MPI over tcp (btl tcp, loopback; one mpirun)",
 }
 
 // UCXExchangePoint is case 6a at one size: seconds per exchange and GB/s by
 // system, and each UCX system's throughput relative to MPI.
 type UCXExchangePoint struct {
-	MiB     int64              `json:"mib"`
-	Bytes   int64              `json:"bytes"`
-	Reps    int                `json:"reps"`
-	Seconds map[string]Summary `json:"seconds"`
-	GBps    map[string]Summary `json:"gb_per_s"`
-	VsMPI   map[string]float64 `json:"vs_mpi"` // median-time ratio MPI / system (> 1: faster than MPI)
+	MiB   int64 `json:"mib"`
+	Bytes int64 `json:"bytes"`
+	Reps  int   `json:"reps"`
+	// Launches is how many separate launches measured this point; Seconds
+	// and GBps then hold the median of the launch medians with the spread
+	// across launches, and LaunchSeconds each launch's own summaries.
+	Launches      int                  `json:"launches,omitempty"`
+	LaunchSeconds []map[string]Summary `json:"launch_seconds,omitempty"`
+	Seconds       map[string]Summary   `json:"seconds"`
+	GBps          map[string]Summary   `json:"gb_per_s"`
+	VsMPI         map[string]float64   `json:"vs_mpi"` // median-time ratio MPI / system (> 1: faster than MPI)
+	// TCPvsRawTCP is UCX tcp's throughput over raw MPI's over tcp.
+	TCPvsRawTCP float64 `json:"ucx_tcp_vs_raw_mpi_tcp"`
 }
 
 var roundRE = regexp.MustCompile(`ROUND comp=(\w+) rep=(\d+) bytes=(\d+) t0=(\d+) t1=(\d+) ok=1`)
@@ -121,6 +136,21 @@ func (u *ucxRun) launchMPI(mib int64, reps int) (string, error) {
 	return r.Output, nil
 }
 
+// launchRawTCP runs the raw MPI exchange alone (no couplet) in one MPMD
+// mpirun over the tcp BTL: the baseline for couplet over UCX tcp.
+func (u *ucxRun) launchRawTCP(mib int64, reps int) (string, error) {
+	env := append(append([]string{}, u.env...), rawMPITCPEnv...)
+	apps, err := ExchangeApps(u.bin, u.dir, mib, reps, []string{ModeMPI}, env)
+	if err != nil {
+		return "", err
+	}
+	r := mpitest.Launch(u.timeout, apps...)
+	if r.Err != nil {
+		return "", launchError(fmt.Sprintf("raw MPI exchange over tcp, %d MiB", mib), r)
+	}
+	return r.Output, nil
+}
+
 // launchUCX runs the writers and the readers as two separate mpiruns that
 // meet in the etcd and move data over UCX with UCX_TLS=tls.
 func (u *ucxRun) launchUCX(mib int64, reps int, tls string) (string, error) {
@@ -187,19 +217,30 @@ func RunUCXExchange(bin string, sizes []int64, reps int, env []string, timeout t
 		p := UCXExchangePoint{MiB: mib, Bytes: mib << 20, Reps: reps, Seconds: map[string]Summary{}, GBps: map[string]Summary{}, VsMPI: map[string]float64{}}
 		for _, sys := range UCXExchangeSystems {
 			var out string
-			if sys == SysCoupledMPI {
+			switch sys {
+			case SysCoupledMPI:
 				out, err = u.launchMPI(mib, reps)
-			} else {
+			case SysRawMPITCP:
+				out, err = u.launchRawTCP(mib, reps)
+			default:
 				out, err = u.launchUCX(mib, reps, strings.TrimPrefix(sys, "ucx-"))
 			}
 			if err != nil {
 				return nil, err
 			}
-			secs, err := ParseRounds(out, p.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("%s, %d MiB: %w", sys, mib, err)
+			if sys == SysRawMPITCP {
+				x, err := ParseExchange(out, mib)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %d MiB: %w", sys, mib, err)
+				}
+				p.Seconds[sys] = x.Seconds[ModeMPI]
+			} else {
+				secs, err := ParseRounds(out, p.Bytes)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %d MiB: %w", sys, mib, err)
+				}
+				p.Seconds[sys] = Summarize(secs)
 			}
-			p.Seconds[sys] = Summarize(secs)
 			p.GBps[sys] = p.Seconds[sys].Rate(float64(p.Bytes)).Scale(1e-9)
 			if progress != nil {
 				progress("        %d MiB %-8s %s GB/s", mib, sys, p.GBps[sys].Format("%.2f"))
@@ -208,6 +249,7 @@ func RunUCXExchange(bin string, sizes []int64, reps int, env []string, timeout t
 		for _, sys := range UCXExchangeSystems {
 			p.VsMPI[sys] = p.Seconds[SysCoupledMPI].Median / p.Seconds[sys].Median
 		}
+		p.TCPvsRawTCP = ratio(p.Seconds[SysRawMPITCP].Median, p.Seconds[SysUCXTCP].Median)
 		pts = append(pts, p)
 	}
 	return pts, nil

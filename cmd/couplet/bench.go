@@ -1,80 +1,135 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/couplet-hpc/couplet/bench"
 )
 
 var benchCmd = &cobra.Command{
-	Use:   "bench [-quick] [-cases 1,2,3,4,5,6,7] [-sizes 64,256,1024] [-reps 5] [-out docs]",
+	Use:   "bench [--quick] [--cases 1,2,3,4,5,6,7] [--sizes 64,256,1024] [--reps 5] [--launches 3] [--out docs]",
 	Short: "measure couplet side by side with raw MPI, real files, TCP, cp and UCX; write docs/PERFORMANCE.md, plots and JSON",
 	Long: `Bench runs the harness of bench/: each case against its baselines in the
-same run, each measurement repeated (5 times by default) and reported as
-median (min–max), with the machine's memcpy bandwidth as the ceiling.
+same run. Throughput cases (1, 4, 6) run every point in several separate
+launches (3 by default), each repeating its measurement (5 times by default)
+after a warm-up; the report gives the median of the launch medians with the
+spread across launches, and the Targets table reads from those. The
+machine's memcpy bandwidth is the ceiling.
 
   case 1  array coupling: couplet vs raw MPI vs real PnetCDF files,
-          3-D float64, 4 writers -> 2 readers (one MPMD mpirun per size)
+          3-D float64, 4 writers -> 2 readers (one MPMD mpirun per launch)
   case 2  matching scaling: 10^3..10^6 boxes, 1..8 matchers (in process)
   case 3  replay on vs off over cycles (one MPMD mpirun, both modes interleaved)
-  case 4  file staging: dyad rpc DTL vs raw loopback TCP vs cp (in-process agents)
+  case 4  file staging: dyad rpc DTL vs raw loopback TCP vs cp (fresh
+          in-process agents per launch)
   case 5  locator lookups per level: local dir, agent cache, etcd
   case 6  UCX vs MPI: array coupling across two mpiruns over UCX (sm, tcp) vs
-          one MPMD mpirun over MPI; staging over the ucx DTL vs rpc
+          one MPMD mpirun over MPI, and raw MPI over the tcp BTL; staging
+          over the ucx DTL vs rpc
+  case 7  open+close outside the managed directories, plain vs with
+          libcouplet-dyad.so preloaded (CPU time per pair)
 
 It writes OUT/PERFORMANCE.md, OUT/perf/*.png and OUT/perf/results.json.
-Flags take one or two dashes.`,
-	// The standard flag package parses the flags so that the single-dash
-	// spelling (-quick) works as documented.
+Long flags also take a single dash (-cases 1,4,6 -reps 7).`,
+	// Flags are parsed in runBench, after single-dash long flags are given
+	// their second dash, so that both spellings work.
 	DisableFlagParsing: true,
 	RunE:               runBench,
 }
 
-func init() { root.AddCommand(benchCmd) }
+// Bench flags, registered on benchCmd so that help lists them.
+var (
+	benchQuick        bool
+	benchCases        string
+	benchStageSizes   string
+	benchStageBigReps int
+	benchUCXSizes     string
+	benchCycles       int
+	benchSizes        string
+	benchReps         int
+	benchLaunches     int
+	benchBigReps      int
+	benchBigMiB       int64
+	benchSides        string
+	benchMatchers     string
+	benchOut          string
+	benchTimeout      time.Duration
+	benchMCA          []string
+)
+
+func init() {
+	root.AddCommand(benchCmd)
+	f := benchCmd.Flags()
+	f.BoolVar(&benchQuick, "quick", false, "a short run: cases 1 and 6a at 64 MiB, case 2 up to 10^5 boxes, staging at 1 and 16 MiB")
+	f.StringVar(&benchCases, "cases", "", "cases to measure, e.g. 1,2 (default all)")
+	f.StringVar(&benchStageSizes, "stage-sizes", "", "case-4/6b file sizes in MiB (default 1,16,256,1024; quick 1,16)")
+	f.IntVar(&benchStageBigReps, "stage-big-reps", 0, "repetitions for staging sizes >= --big-mib (0 = same as --reps)")
+	f.StringVar(&benchUCXSizes, "ucx-sizes", "", "case-6a array sizes in MiB, even (default 64,256,1024; quick 64)")
+	f.IntVar(&benchCycles, "cycles", 0, "case-3 cycles per mode, the first recording (default 8; quick 6)")
+	f.StringVar(&benchSizes, "sizes", "", "case-1 sizes in MiB, even, >= 4 (default 64,256,1024; quick 64)")
+	f.IntVar(&benchReps, "reps", 5, "timed repetitions per measurement within one launch")
+	f.IntVar(&benchLaunches, "launches", 3, "separate launches per throughput point of cases 1, 4 and 6")
+	f.IntVar(&benchBigReps, "big-reps", 0, "repetitions for case-1 sizes >= --big-mib (0 = same as --reps)")
+	f.Int64Var(&benchBigMiB, "big-mib", 1024, "size from which --big-reps applies")
+	f.StringVar(&benchSides, "match-sides", "", "case-2 problem sides n, n^3 boxes each (default 10,22,46,100; quick 10,22,46)")
+	f.StringVar(&benchMatchers, "matchers", "", "case-2 matcher counts (default 1,2,4,8)")
+	f.StringVar(&benchOut, "out", "docs", "directory for PERFORMANCE.md and perf/")
+	f.DurationVar(&benchTimeout, "timeout", 10*time.Minute, "limit for each mpirun launch")
+	f.StringArrayVar(&benchMCA, "mca", nil, "extra Open MPI setting KEY=VALUE for case 1, e.g. btl_vader_max_send_size=1048576 (repeatable)")
+}
+
+// doubleDash gives single-dash long flags of fs their second dash
+// ("-cases" -> "--cases"); other arguments are left as they are.
+func doubleDash(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && fs.Lookup(name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 func runBench(cmd *cobra.Command, args []string) error {
-	fs := flag.NewFlagSet("couplet bench", flag.ContinueOnError)
-	fs.SetOutput(cmd.ErrOrStderr())
-	quick := fs.Bool("quick", false, "a short run: cases 1 and 6a at 64 MiB, case 2 up to 10^5 boxes, staging at 1 and 16 MiB")
-	cases := fs.String("cases", "", "cases to measure, e.g. 1,2 (default all)")
-	stageSizes := fs.String("stage-sizes", "", "case-4/6b file sizes in MiB (default 1,16,256,1024; quick 1,16)")
-	stageBigReps := fs.Int("stage-big-reps", 0, "repetitions for staging sizes >= -big-mib (0 = same as -reps)")
-	ucxSizes := fs.String("ucx-sizes", "", "case-6a array sizes in MiB, even (default 64,256,1024; quick 64)")
-	cycles := fs.Int("cycles", 0, "case-3 cycles per mode, the first recording (default 8; quick 6)")
-	sizes := fs.String("sizes", "", "case-1 sizes in MiB, even, >= 4 (default 64,256,1024; quick 64)")
-	reps := fs.Int("reps", 5, "timed repetitions per measurement")
-	bigReps := fs.Int("big-reps", 0, "repetitions for case-1 sizes >= -big-mib (0 = same as -reps)")
-	bigMiB := fs.Int64("big-mib", 1024, "size from which -big-reps applies")
-	sides := fs.String("match-sides", "", "case-2 problem sides n, n^3 boxes each (default 10,22,46,100; quick 10,22,46)")
-	matchers := fs.String("matchers", "", "case-2 matcher counts (default 1,2,4,8)")
-	out := fs.String("out", "docs", "directory for PERFORMANCE.md and perf/")
-	timeout := fs.Duration("timeout", 10*time.Minute, "limit for each mpirun launch")
+	fs := cmd.Flags()
+	if err := fs.Parse(doubleDash(fs, args)); err != nil {
+		return err
+	}
+	if help, _ := fs.GetBool("help"); help {
+		return cmd.Help()
+	}
+	quick, cases, stageSizes, stageBigReps, ucxSizes, cycles := &benchQuick, &benchCases, &benchStageSizes, &benchStageBigReps, &benchUCXSizes, &benchCycles
+	sizes, reps, bigReps, bigMiB, sides, matchers, out, timeout := &benchSizes, &benchReps, &benchBigReps, &benchBigMiB, &benchSides, &benchMatchers, &benchOut, &benchTimeout
 	var mca []string
-	fs.Func("mca", "extra Open MPI setting KEY=VALUE for case 1, e.g. btl_vader_max_send_size=1048576 (repeatable)", func(v string) error {
+	for _, v := range benchMCA {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
-			return fmt.Errorf("%q: want KEY=VALUE", v)
+			return fmt.Errorf("bench: --mca %q: want KEY=VALUE", v)
 		}
 		mca = append(mca, "OMPI_MCA_"+strings.TrimPrefix(k, "OMPI_MCA_")+"="+val)
-		return nil
-	})
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
+	if benchLaunches < 1 {
+		return fmt.Errorf("bench: --launches %d: want at least 1", benchLaunches)
+	}
 	o := bench.DefaultOptions(*quick)
 	o.Reps, o.BigReps, o.BigMiB, o.Timeout, o.MCA = *reps, *bigReps, *bigMiB, *timeout, mca
+	o.Launches = benchLaunches
 	o.StageBigReps, o.StageBigMiB = *stageBigReps, *bigMiB
 	if *cycles > 0 {
 		if *cycles < 2 {
@@ -130,6 +185,9 @@ func runBench(cmd *cobra.Command, args []string) error {
 	}
 	if o.Reps < 5 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "bench: warning: %d repetitions; reported numbers should use at least 5\n", o.Reps)
+	}
+	if o.Launches < 3 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "bench: warning: %d launches; reported numbers should use at least 3\n", o.Launches)
 	}
 	if len(args) > 0 {
 		o.Command = "go run ./cmd/couplet bench " + strings.Join(args, " ")

@@ -1,0 +1,81 @@
+package bench
+
+// Each throughput case runs in several separate launches, so that one
+// launch that ran alongside other work, or that a page-cache or placement
+// accident favoured, cannot make a number: the report gives the median of
+// the launch medians with the spread across launches. Ratios are taken
+// between those medians.
+
+// mergeExchange combines case-1 points of one size from separate launches.
+func mergeExchange(ps []ExchangePoint) ExchangePoint {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	out := ps[0]
+	out.Launches = len(ps)
+	var secs []map[string]Summary
+	for _, p := range ps {
+		secs = append(secs, p.Seconds)
+	}
+	out.LaunchSeconds = secs
+	out.Seconds = mergeMaps(secs)
+	out.GBps = mergeMaps(gbps(ps, func(p ExchangePoint) map[string]Summary { return p.GBps }))
+	out.CoupledVsMPI = ratio(out.Seconds[ModeMPI].Median, out.Seconds[ModeCoupled].Median)
+	out.CoupledVsFile = ratio(out.Seconds[ModeFile].Median, out.Seconds[ModeCoupled].Median)
+	return out
+}
+
+// mergeUCXExchange combines case-6a points of one size from separate launches.
+func mergeUCXExchange(ps []UCXExchangePoint) UCXExchangePoint {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	out := ps[0]
+	out.Launches = len(ps)
+	var secs []map[string]Summary
+	for _, p := range ps {
+		secs = append(secs, p.Seconds)
+	}
+	out.LaunchSeconds = secs
+	out.Seconds = mergeMaps(secs)
+	out.GBps = mergeMaps(gbps(ps, func(p UCXExchangePoint) map[string]Summary { return p.GBps }))
+	out.VsMPI = map[string]float64{}
+	for sys, s := range out.Seconds {
+		out.VsMPI[sys] = ratio(out.Seconds[SysCoupledMPI].Median, s.Median)
+	}
+	out.TCPvsRawTCP = ratio(out.Seconds[SysRawMPITCP].Median, out.Seconds[SysUCXTCP].Median)
+	return out
+}
+
+// mergeStaging combines case-4/6b points of one size from separate launches.
+func mergeStaging(ps []StagingPoint) StagingPoint {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	out := ps[0]
+	out.Launches = len(ps)
+	var secs []map[string]Summary
+	for _, p := range ps {
+		secs = append(secs, p.Seconds)
+	}
+	out.LaunchSeconds = secs
+	out.Seconds = mergeMaps(secs)
+	out.GBps = mergeMaps(gbps(ps, func(p StagingPoint) map[string]Summary { return p.GBps }))
+	out.RPCvsTCP = ratio(out.Seconds[StageRawTCP].Median, out.Seconds[StageRPC].Median)
+	out.RPCvsCp = ratio(out.Seconds[StageCp].Median, out.Seconds[StageRPC].Median)
+	out.UCXvsRPC = map[string]float64{}
+	for _, sys := range []string{StageUCXSM, StageUCXTCP} {
+		if s, ok := out.Seconds[sys]; ok {
+			out.UCXvsRPC[sys] = ratio(out.Seconds[StageRPC].Median, s.Median)
+		}
+	}
+	return out
+}
+
+func gbps[P any](ps []P, get func(P) map[string]Summary) []map[string]Summary {
+	out := make([]map[string]Summary, len(ps))
+	for i, p := range ps {
+		out[i] = get(p)
+	}
+	return out
+}
