@@ -61,6 +61,12 @@ func mergeStaging(ps []StagingPoint) StagingPoint {
 	out.LaunchSeconds = secs
 	out.Seconds = mergeMaps(secs)
 	out.GBps = mergeMaps(gbps(ps, func(p StagingPoint) map[string]Summary { return p.GBps }))
+	var hs []Summary
+	for _, p := range ps {
+		hs = append(hs, p.HashSeconds)
+	}
+	out.HashSeconds = MergeLaunches(hs)
+	out.HashShare = ratio(out.HashSeconds.Median, out.Seconds[StageRPC].Median)
 	out.RPCvsTCP = ratio(out.Seconds[StageRawTCP].Median, out.Seconds[StageRPC].Median)
 	out.RPCvsCp = ratio(out.Seconds[StageCp].Median, out.Seconds[StageRPC].Median)
 	out.UCXvsRPC = map[string]float64{}
