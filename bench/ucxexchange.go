@@ -144,7 +144,7 @@ func (u *ucxRun) launchRawTCP(mib int64, reps int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := mpitest.Launch(u.timeout, apps...)
+	r := mpilaunch.Launch(u.timeout, apps...)
 	if r.Err != nil {
 		return "", launchError(fmt.Sprintf("raw MPI exchange over tcp, %d MiB", mib), r)
 	}
