@@ -48,7 +48,14 @@ SIMPLE(ncmpi_redef, 2)
 SIMPLE(ncmpi_sync, 3)
 SIMPLE(ncmpi_begin_indep_data, 4)
 SIMPLE(ncmpi_end_indep_data, 5)
-SIMPLE(ncmpi_buffer_detach, 6)
+int ncmpi_buffer_detach(int ncid) {
+	if (!COUPLED(ncid))
+		return REAL(ncmpi_buffer_detach)(ncid);
+	int err = couplet_call(ncid, 6);
+	if (err == NC_NOERR)
+		couplet_note_buffer(ncid, -1);
+	return err;
+}
 
 /* FWD forwards a non-coupled call verbatim; the macro keeps each wrapper to
  * its coupled-file line. */
@@ -123,10 +130,16 @@ const char *ncmpi_inq_libvers(void) { return REAL(ncmpi_inq_libvers)(); }
 int ncmpi_wait(int ncid, int count, int reqs[], int statuses[]) { FWD(ncmpi_wait, ncid, count, reqs, statuses); return couplet_wait(ncid, count, reqs, statuses, 0); }
 int ncmpi_wait_all(int ncid, int count, int reqs[], int statuses[]) { FWD(ncmpi_wait_all, ncid, count, reqs, statuses); return couplet_wait(ncid, count, reqs, statuses, 1); }
 int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) { FWD(ncmpi_cancel, ncid, num, reqs, statuses); return couplet_wait(ncid, num, reqs, statuses, 2); }
-int ncmpi_buffer_attach(int ncid, MPI_Offset bufsize) { FWD(ncmpi_buffer_attach, ncid, bufsize); return couplet_buffer_attach(ncid, bufsize); }
+int ncmpi_buffer_attach(int ncid, MPI_Offset bufsize) {
+	FWD(ncmpi_buffer_attach, ncid, bufsize);
+	int err = couplet_buffer_attach(ncid, bufsize);
+	if (err == NC_NOERR)
+		couplet_note_buffer(ncid, bufsize); /* for ncmpi_inq_buffer_size */
+	return err;
+}
 
 /* The original DTF entry points. */
-int dtf_init(const char *filename, char *module_name) { return couplet_dtf_init((char *)filename, module_name); }
+int dtf_init(const char *filename, char *module_name) { return couplet_dtf_init((char *)filename, module_name) == NC_NOERR ? 0 : 1; }
 int dtf_finalize(void) { return couplet_dtf_finalize(); }
 int dtf_transfer(const char *filename, int ncid) { return couplet_dtf_transfer((char *)filename, ncid); }
 int dtf_transfer_all_files(void) { return couplet_dtf_transfer_all(); }

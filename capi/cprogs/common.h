@@ -10,7 +10,9 @@
  * so the same program also links against the real libpnetcdf alone (where
  * they are absent and skipped) and picks them up from an LD_PRELOADed
  * libcouplet. */
-#ifndef COUPLET_PNETCDF_H
+#ifdef COUPLET_PNETCDF_H
+#include "dtf.h"
+#else
 int dtf_init(const char *filename, char *module_name);
 int dtf_finalize(void);
 int dtf_transfer(const char *filename, int ncid);

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -33,38 +35,6 @@ var types = []ctype{
 	{"ulonglong", "unsigned long long", "NC_UINT64"},
 }
 
-// family is a shape of index arguments; the values match capi's famVar...
-type family struct {
-	name string
-	args []string // index argument names, each a const MPI_Offset *
-	code int
-}
-
-var families = []family{
-	{"var", nil, 0},
-	{"var1", []string{"start"}, 1},
-	{"vara", []string{"start", "count"}, 2},
-	{"vars", []string{"start", "count", "stride"}, 3},
-	{"varm", []string{"start", "count", "stride", "imap"}, 4},
-}
-
-// op is a data operation; the codes match capi's opPut...
-type op struct {
-	name  string
-	code  int
-	put   bool
-	nb    bool // nonblocking: takes int *request
-	colls []string
-}
-
-var ops = []op{
-	{"put", 0, true, false, []string{"", "_all"}},
-	{"get", 1, false, false, []string{"", "_all"}},
-	{"iput", 2, true, true, []string{""}},
-	{"iget", 3, false, true, []string{""}},
-	{"bput", 4, true, true, []string{""}},
-}
-
 // fn is one generated function: its prototype pieces and the Go call.
 type fn struct {
 	name   string
@@ -78,55 +48,126 @@ func (f fn) proto() string {
 	return fmt.Sprintf("int %s(%s)", f.name, strings.Join(f.params, ", "))
 }
 
-func dataFns() []fn {
-	var out []fn
-	for _, o := range ops {
-		for _, fam := range families {
-			for _, coll := range o.colls {
-				for _, t := range append([]ctype{{"", "void", ""}}, types...) {
-					flex := t.suf == ""
-					name := "ncmpi_" + o.name + "_" + fam.name
-					if !flex {
-						name += "_" + t.suf
-					}
-					name += coll
-					f := fn{name: name, params: []string{"int ncid", "int varid"}, args: []string{"ncid", "varid"}}
-					idx := map[string]string{"start": "NULL", "count": "NULL", "stride": "NULL", "imap": "NULL"}
-					for _, a := range fam.args {
-						f.params = append(f.params, "const MPI_Offset *"+a)
-						f.args = append(f.args, a)
-						idx[a] = "(MPI_Offset *)" + a
-					}
-					cst := ""
-					if o.put {
-						cst = "const "
-					}
-					f.params = append(f.params, cst+t.c+" *buf")
-					f.args = append(f.args, "buf")
-					bufcount, memtype := "-1", t.code
-					if flex {
-						f.params = append(f.params, "MPI_Offset bufcount", "MPI_Datatype buftype")
-						f.args = append(f.args, "bufcount", "buftype")
-						bufcount, memtype = "bufcount", "couplet_memtype(buftype)"
-					}
-					req := "NULL"
-					if o.nb {
-						f.params = append(f.params, "int *request")
-						f.args = append(f.args, "request")
-						req = "request"
-					}
-					isColl := 0
-					if coll != "" {
-						isColl = 1
-					}
-					f.body = fmt.Sprintf("couplet_data(ncid, varid, %d, %d, %d, %s, %s, %s, %s, %s, (void *)buf, %s, %s)",
-						o.code, fam.code, isColl, memtype, idx["start"], idx["count"], idx["stride"], idx["imap"], bufcount, req)
-					out = append(out, f)
-				}
+// dataRE names the data calls: operation, family, element type, collective.
+var dataRE = regexp.MustCompile(`^ncmpi_(put|get|iput|iget|bput|mput|mget)_(var|var1|vara|vars|varm|varn|vard)(?:_(text|schar|uchar|short|ushort|int|uint|long|float|double|longlong|ulonglong))?(_all)?$`)
+
+var opCode = map[string]int{"put": 0, "get": 1, "iput": 2, "iget": 3, "bput": 4, "mput": 0, "mget": 1}
+
+var famCode = map[string]int{"var": 0, "var1": 1, "vara": 2, "vars": 3, "varm": 4, "varn": 5, "vard": 6}
+
+// famArgs are the index arguments of each family after ncid and varid (or, for
+// mput/mget, after ncid, num and varids).
+var famArgs = map[string][]string{"var": nil, "var1": {"start"}, "vara": {"start", "count"},
+	"vars": {"start", "count", "stride"}, "varm": {"start", "count", "stride", "imap"}}
+
+// dataFn builds the wrapper of one data call of the real header: every element
+// type, family and operation funnels into one request entry per shape
+// (couplet_data, couplet_varn, couplet_vard, couplet_multi), the way PnetCDF's
+// dispatch layer funnels its API into one driver call.
+func dataFn(p proto) (fn, bool) {
+	m := dataRE.FindStringSubmatch(p.name)
+	if m == nil {
+		return fn{}, false
+	}
+	op, fam, suf, coll := m[1], m[2], m[3], m[4] != ""
+	f := fn{name: p.name}
+	name := make([]string, len(p.params))
+	for i, q := range p.params {
+		name[i] = q.name
+		f.params = append(f.params, q.decl())
+		f.args = append(f.args, q.name)
+	}
+	memtype := "couplet_memtype(" + lastName(p, "MPI_Datatype") + ")"
+	if suf != "" {
+		for _, t := range types {
+			if t.suf == suf {
+				memtype = t.code
 			}
 		}
 	}
-	return out
+	ic := 0
+	if coll {
+		ic = 1
+	}
+	nb := strings.HasSuffix(name[len(name)-1], "req") || strings.HasSuffix(name[len(name)-1], "request")
+	req := "NULL"
+	if nb {
+		req = name[len(name)-1]
+	}
+	flex := suf == ""
+	switch {
+	case op == "mput" || op == "mget":
+		idx := map[string]string{"start": "NULL", "count": "NULL", "stride": "NULL", "imap": "NULL"}
+		for i, a := range famArgs[fam] {
+			idx[a] = "(MPI_Offset **)" + name[3+i]
+		}
+		bufs := name[3+len(famArgs[fam])]
+		counts, dtypes := "NULL", "NULL"
+		if flex {
+			counts, dtypes = "(MPI_Offset *)"+name[len(name)-2], "(MPI_Datatype *)"+name[len(name)-1]
+			memtype = "-2"
+		}
+		f.body = fmt.Sprintf("couplet_multi(%s, %d, %d, %d, %s, %s, %s, %s, %s, %s, %s, (void **)%s, %s, %s)",
+			name[0], opCode[op], famCode[fam], ic, memtype, name[1], name[2], idx["start"], idx["count"], idx["stride"], idx["imap"], bufs, counts, dtypes)
+	case fam == "varn":
+		bufcount := "-1"
+		if flex {
+			bufcount = name[6]
+		}
+		f.body = fmt.Sprintf("couplet_varn(%s, %s, %d, %d, %s, %s, (MPI_Offset **)%s, (MPI_Offset **)%s, (void *)%s, %s, %s)",
+			name[0], name[1], opCode[op], ic, memtype, name[2], name[3], name[4], name[5], bufcount, req)
+	case fam == "vard":
+		f.body = fmt.Sprintf("couplet_vard(%s, %s, %d, %d, %s, (void *)%s, %s, %s)",
+			name[0], name[1], opCode[op], ic, name[2], name[3], name[4], name[5])
+	default:
+		idx := map[string]string{"start": "NULL", "count": "NULL", "stride": "NULL", "imap": "NULL"}
+		for i, a := range famArgs[fam] {
+			idx[a] = "(MPI_Offset *)" + name[2+i]
+		}
+		buf := name[2+len(famArgs[fam])]
+		bufcount := "-1"
+		if flex {
+			bufcount = name[3+len(famArgs[fam])]
+		}
+		f.body = fmt.Sprintf("couplet_data(%s, %s, %d, %d, %d, %s, %s, %s, %s, %s, (void *)%s, %s, %s)",
+			name[0], name[1], opCode[op], famCode[fam], ic, memtype, idx["start"], idx["count"], idx["stride"], idx["imap"], buf, bufcount, req)
+	}
+	return f, true
+}
+
+// lastName is the name of p's last parameter of type t ("" if none).
+func lastName(p proto, t string) string {
+	n := ""
+	for _, q := range p.params {
+		if strings.TrimPrefix(q.typ, "const ") == t {
+			n = q.name
+		}
+	}
+	return n
+}
+
+// handWritten returns the ncmpi_ functions defined by the hand-written C files
+// of capi (every .c file not starting with z), which the generator leaves alone.
+func handWritten() (map[string]bool, error) {
+	defRE := regexp.MustCompile(`(?m)^(?:[A-Za-z_][\w \t*]*?[\s*])?(ncmpi_\w+)\s*\([^;{]*\)\s*\{|^SIMPLE\((ncmpi_\w+)`)
+	paths, err := filepath.Glob("*.c")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, p := range paths {
+		if strings.HasPrefix(filepath.Base(p), "z") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range defRE.FindAllStringSubmatch(string(b), -1) {
+			out[m[1]+m[2]] = true
+		}
+	}
+	return out, nil
 }
 
 func attFns() []fn {
@@ -166,27 +207,47 @@ func attFns() []fn {
 }
 
 func main() {
-	all := append(dataFns(), attFns()...)
+	src := realHeader()
+	h, err := parseHeader(src)
+	must(err)
+	manual, err := handWritten()
+	must(err)
+	atts := attFns()
+	generated := map[string]bool{}
+	for _, f := range atts {
+		generated[f.name] = true
+	}
+	var all []fn
+	var missing []string
+	for _, p := range h.protos {
+		if !strings.HasPrefix(p.name, "ncmpi_") || manual[p.name] || generated[p.name] {
+			continue
+		}
+		f, ok := dataFn(p)
+		if !ok {
+			missing = append(missing, p.name)
+			continue
+		}
+		generated[p.name] = true
+		all = append(all, f)
+	}
+	if len(missing) > 0 {
+		log.Fatalf("%s declares functions that are neither data calls nor hand-written in capi/*.c: %s", src, strings.Join(missing, " "))
+	}
+	all = append(all, atts...)
 	var c bytes.Buffer
-	c.WriteString("// Code generated by capi/gen; DO NOT EDIT.\n\n#include \"capi.h\"\n#include \"_cgo_export.h\"\n\n")
+	c.WriteString("// Code generated by capi/gen; DO NOT EDIT.\n\n#include \"capi.h\"\n#include \"more.h\"\n#include \"_cgo_export.h\"\n\n")
 	for _, f := range all {
 		real := f.name
 		if f.real != "" {
 			real = f.real
 		}
-		fmt.Fprintf(&c, "%s {\n\tif (!COUPLED(ncid))\n\t\treturn REAL(%s)(%s);\n\treturn %s;\n}\n\n",
-			f.proto(), real, strings.Join(f.args, ", "), f.body)
+		fmt.Fprintf(&c, "%s {\n\tif (!COUPLED(%s))\n\t\treturn REAL(%s)(%s);\n\treturn %s;\n}\n\n",
+			f.proto(), f.args[0], real, strings.Join(f.args, ", "), f.body)
 	}
-	var h bytes.Buffer
-	h.WriteString(headerHead)
-	for _, f := range all {
-		fmt.Fprintf(&h, "%s;\n", f.proto())
-	}
-	h.WriteString(headerTail)
 	must(os.WriteFile("zwrappers.c", c.Bytes(), 0o644))
-	must(os.WriteFile("pnetcdf.h", h.Bytes(), 0o644))
+	must(os.WriteFile("pnetcdf.h", []byte(writeHeader(h, src, extensions("pnetcdf.h"))), 0o644))
 }
-
 func must(err error) {
 	if err != nil {
 		log.Fatal(err)
