@@ -59,6 +59,11 @@ package main
 /*
 #cgo pkg-config: ompi-c
 #cgo LDFLAGS: -ldl
+// libcouplet defines every ncmpi_* itself, so without --no-as-needed the linker
+// would drop libpnetcdf; then the dlopen in real.c would load it apart
+// (RTLD_DEEPBIND), where it sees other copies of MPI's predefined objects
+// (MPI_INFO_NULL) than the program does.
+#cgo LDFLAGS: -Wl,--no-as-needed -lpnetcdf -Wl,--as-needed
 #include "capi.h"
 */
 import "C"

@@ -126,9 +126,9 @@ func couplet_inq_misc(ncid, what C.int, a, b *C.MPI_Offset) C.int {
 		if v := int(*a); v < 0 || v >= len(h.Vars) {
 			return status(nc.ENOTVAR)
 		}
-		return status(nc.Errorf(nc.ENOTSUPPORT, "a coupled file has no file layout: variable offsets do not apply"))
+		return status(nc.ENOTSUPPORT) // a coupled file has no file layout
 	case miscHeaderSize, miscHeaderExtent:
-		return status(nc.Errorf(nc.ENOTSUPPORT, "a coupled file has no file layout: header sizes do not apply"))
+		return status(nc.ENOTSUPPORT) // a coupled file has no file layout
 	case miscBufferSize:
 		s, ok := bufSizes[int(ncid)]
 		if !ok {

@@ -1289,6 +1289,11 @@ extern int ncmpi_mget_varm_ulonglong_all(int ncid, int num, int *varids, MPI_Off
 
 /* ---- couplet extensions (not in PnetCDF; capi/gen keeps this block) ---- */
 
+/* NC_ETIMEDOUT: a coupled peer did not answer within the configured timeout
+ * (the config's `timeout`, DTF_TIMEOUT), or died. ncmpi_strerror describes
+ * it; its value lies outside PnetCDF's own codes. */
+#define NC_ETIMEDOUT (-300)
+
 #if defined(__cplusplus)
 extern "C" {
 #endif

@@ -61,14 +61,14 @@ __attribute__((unused)) static int tval(int y, int x) { return 1000 * y + x; }
 __attribute__((unused)) static double pval(int y, int x) { return y + x / 128.0; }
 
 /* block splits n into nprocs nearly equal blocks and returns rank's. */
-static void block(int n, int nprocs, int rank, MPI_Offset *start, MPI_Offset *count) {
+__attribute__((unused)) static void block(int n, int nprocs, int rank, MPI_Offset *start, MPI_Offset *count) {
 	int q = n / nprocs, r = n % nprocs;
 	*count = q + (rank < r);
 	*start = rank * q + (rank < r ? rank : r);
 }
 
 /* finish reports the verdict and ends MPI. */
-static int finish(MPI_Comm comm) {
+__attribute__((unused)) static int finish(MPI_Comm comm) {
 	MPI_Comm_free(&comm);
 	MPI_Finalize();
 	return failures ? 1 : 0;
