@@ -50,6 +50,19 @@ func TestFortranDTFOneMpirun(t *testing.T) {
 	expectVerified(t, out, "verified 96 values, info keys 1", 2)
 }
 
+// TestFortranF77OneMpirun couples the unmodified F77 program, which uses
+// MPI_COMM_WORLD, in one mpirun: the world split makes MPI_COMM_WORLD each
+// program's own ranks, and the config alone couples the file.
+func TestFortranF77OneMpirun(t *testing.T) {
+	bin := fprog(t, "f77.f")
+	p := filepath.Join(t.TempDir(), "f77_coupled.nc")
+	env := []string{config(t, "f77.ini")}
+	out := mpitest.Run(t, runTimeout,
+		mpitest.App{NP: 2, Prog: bin, Env: env, Args: []string{"w", p}},
+		mpitest.App{NP: 2, Prog: bin, Env: env, Args: []string{"r", p}})
+	expectVerified(t, out, "verified 60 values", 2)
+}
+
 // TestFortranSeparateLaunches couples the F77 program (mpif.h, pnetcdf.inc,
 // MPI_COMM_WORLD) and the DTF-style pair in two separate mpiruns each, over UCX
 // with the rendezvous in etcd, configured by the environment alone.
