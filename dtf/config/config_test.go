@@ -268,7 +268,7 @@ func TestFileFor(t *testing.T) {
 		{"DATA_PATH/0002/mdet.hist.nc", 1},
 		{"/scratch/data_path/0001/mean.anal.nc", -1}, // case is kept
 		{"/home/u/restart/r0.nc", 2},
-		{"/home/u/prerestart/r0.nc", -1},
+		{"/home/u/prerestart/r0.nc", 2}, // DTF matches a substring of the path
 	}
 	for _, tt := range tests {
 		f, ok := c.FileFor(tt.path)
