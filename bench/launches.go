@@ -13,13 +13,9 @@ func mergeExchange(ps []ExchangePoint) ExchangePoint {
 	}
 	out := ps[0]
 	out.Launches = len(ps)
-	var secs []map[string]Summary
-	for _, p := range ps {
-		secs = append(secs, p.Seconds)
-	}
-	out.LaunchSeconds = secs
-	out.Seconds = mergeMaps(secs)
-	out.GBps = mergeMaps(gbps(ps, func(p ExchangePoint) map[string]Summary { return p.GBps }))
+	out.LaunchSeconds = perLaunch(ps, func(p ExchangePoint) map[string]Summary { return p.Seconds })
+	out.Seconds = mergeMaps(out.LaunchSeconds)
+	out.GBps = mergeMaps(perLaunch(ps, func(p ExchangePoint) map[string]Summary { return p.GBps }))
 	out.CoupledVsMPI = ratio(out.Seconds[ModeMPI].Median, out.Seconds[ModeCoupled].Median)
 	out.CoupledVsFile = ratio(out.Seconds[ModeFile].Median, out.Seconds[ModeCoupled].Median)
 	return out
@@ -32,13 +28,9 @@ func mergeUCXExchange(ps []UCXExchangePoint) UCXExchangePoint {
 	}
 	out := ps[0]
 	out.Launches = len(ps)
-	var secs []map[string]Summary
-	for _, p := range ps {
-		secs = append(secs, p.Seconds)
-	}
-	out.LaunchSeconds = secs
-	out.Seconds = mergeMaps(secs)
-	out.GBps = mergeMaps(gbps(ps, func(p UCXExchangePoint) map[string]Summary { return p.GBps }))
+	out.LaunchSeconds = perLaunch(ps, func(p UCXExchangePoint) map[string]Summary { return p.Seconds })
+	out.Seconds = mergeMaps(out.LaunchSeconds)
+	out.GBps = mergeMaps(perLaunch(ps, func(p UCXExchangePoint) map[string]Summary { return p.GBps }))
 	out.VsMPI = map[string]float64{}
 	for sys, s := range out.Seconds {
 		out.VsMPI[sys] = ratio(out.Seconds[SysCoupledMPI].Median, s.Median)
@@ -54,13 +46,9 @@ func mergeStaging(ps []StagingPoint) StagingPoint {
 	}
 	out := ps[0]
 	out.Launches = len(ps)
-	var secs []map[string]Summary
-	for _, p := range ps {
-		secs = append(secs, p.Seconds)
-	}
-	out.LaunchSeconds = secs
-	out.Seconds = mergeMaps(secs)
-	out.GBps = mergeMaps(gbps(ps, func(p StagingPoint) map[string]Summary { return p.GBps }))
+	out.LaunchSeconds = perLaunch(ps, func(p StagingPoint) map[string]Summary { return p.Seconds })
+	out.Seconds = mergeMaps(out.LaunchSeconds)
+	out.GBps = mergeMaps(perLaunch(ps, func(p StagingPoint) map[string]Summary { return p.GBps }))
 	var hs []Summary
 	for _, p := range ps {
 		hs = append(hs, p.HashSeconds)
@@ -78,7 +66,8 @@ func mergeStaging(ps []StagingPoint) StagingPoint {
 	return out
 }
 
-func gbps[P any](ps []P, get func(P) map[string]Summary) []map[string]Summary {
+// perLaunch picks one per-system map out of each launch's point.
+func perLaunch[P any](ps []P, get func(P) map[string]Summary) []map[string]Summary {
 	out := make([]map[string]Summary, len(ps))
 	for i, p := range ps {
 		out[i] = get(p)
