@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 	"time"
 )
 
@@ -206,7 +208,7 @@ func (c *Cluster) Close() {
 type Proc struct {
 	Node *Node
 	Cmd  *exec.Cmd
-	out  syncBuffer
+	out  mpilaunch.OutputBuffer
 	done chan struct{}
 	err  error
 }
@@ -279,20 +281,3 @@ func (p *Proc) Kill() {
 
 // Output returns what the process wrote so far.
 func (p *Proc) Output() string { return p.out.String() }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}

@@ -77,7 +77,7 @@ func Launch(timeout time.Duration, apps ...App) Result {
 	cmd := exec.Command("mpirun", Args(apps...)...)
 	cmd.Env = append(os.Environ(), PlatformEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
+	var out OutputBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Ranks that outlive mpirun must not keep Wait blocked on the pipe.
 	cmd.WaitDelay = 5 * time.Second
@@ -153,19 +153,22 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "")
 }
 
-// syncBuffer is a bytes.Buffer safe for mpirun's two output streams.
-type syncBuffer struct {
+// OutputBuffer is a bytes.Buffer that a process's stdout and stderr may
+// write at once (mpirun writes both).
+type OutputBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *OutputBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String returns what was written so far.
+func (s *OutputBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
