@@ -238,22 +238,31 @@ func mpirunX(env []string) []string {
 	return out
 }
 
+// startSeparateUCX starts heat on nodes 1 and 2 and analyze on node 3 as two
+// mpiruns of job that meet through the etcd cluster under config ini.
+func (e *env) startSeparateUCX(t *testing.T, ini, job string) (heat, ana *Proc) {
+	t.Helper()
+	hEnv, aEnv := ucxEnv("heat", job), ucxEnv("analyze", job)
+	var err error
+	heat, err = e.c.Nodes[0].Start(append(e.mpi, hEnv...), "mpirun",
+		append(append([]string{"-np", "4", "--host", e.hosts(2, 0, 1)}, mpirunX(hEnv)...), append([]string{e.bin["heat"]}, heatArgs(ini)...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, err = e.c.Nodes[2].Start(append(e.mpi, aEnv...), "mpirun",
+		append(append([]string{"-np", "3", "--host", e.hosts(3, 2)}, mpirunX(aEnv)...), append([]string{e.bin["analyze"]}, analyzeArgs(ini)...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heat, ana
+}
+
 // couplingSeparateUCX launches heat (nodes 1 and 2) and analyze (node 3)
 // as two mpiruns that meet through the etcd cluster and move data over UCX
 // on TCP.
 func (e *env) couplingSeparateUCX(t *testing.T, job string) {
 	ini := e.coupleIni(t, "couple-ucx-"+job+".ini", "transport = ucx\nkvs = "+strings.TrimPrefix(e.etcd.Endpoints(), "etcd://")+"\n")
-	hEnv, aEnv := ucxEnv("heat", job), ucxEnv("analyze", job)
-	heat, err := e.c.Nodes[0].Start(append(e.mpi, hEnv...), "mpirun",
-		append(append([]string{"-np", "4", "--host", e.hosts(2, 0, 1)}, mpirunX(hEnv)...), append([]string{e.bin["heat"]}, heatArgs(ini)...)...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ana, err := e.c.Nodes[2].Start(append(e.mpi, aEnv...), "mpirun",
-		append(append([]string{"-np", "3", "--host", e.hosts(3, 2)}, mpirunX(aEnv)...), append([]string{e.bin["analyze"]}, analyzeArgs(ini)...)...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	heat, ana := e.startSeparateUCX(t, ini, job)
 	aErr, hErr := ana.Wait(3*time.Minute), heat.Wait(time.Minute)
 	if aErr != nil || hErr != nil {
 		t.Fatalf("analyze: %v\n%s\nheat: %v\n%s", aErr, tail(ana.Output(), 30), hErr, tail(heat.Output(), 30))

@@ -79,18 +79,8 @@ func (e *env) couplingWithoutQuorum(t *testing.T) {
 	if err := os.WriteFile(ini, []byte(strings.Replace(mustRead(t, ini), "timeout = 60s", "timeout = 10s", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hEnv, aEnv := ucxEnv("heat", job), ucxEnv("analyze", job)
 	start := time.Now()
-	heat, err := e.c.Nodes[0].Start(append(e.mpi, hEnv...), "mpirun",
-		append(append([]string{"-np", "4", "--host", e.hosts(2, 0, 1)}, mpirunX(hEnv)...), append([]string{e.bin["heat"]}, heatArgs(ini)...)...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ana, err := e.c.Nodes[2].Start(append(e.mpi, aEnv...), "mpirun",
-		append(append([]string{"-np", "3", "--host", e.hosts(3, 2)}, mpirunX(aEnv)...), append([]string{e.bin["analyze"]}, analyzeArgs(ini)...)...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	heat, ana := e.startSeparateUCX(t, ini, job)
 	for _, p := range []struct {
 		name string
 		proc *Proc
