@@ -78,6 +78,16 @@ func (t *gated) authed() {
 	}
 }
 
+// waiting marks t, an authenticated connection now idle between requests, as evictable
+// again: an idle kept-alive connection never keeps a newcomer out.
+func (t *gated) waiting() {
+	t.g.mu.Lock()
+	defer t.g.mu.Unlock()
+	if t.elem == nil {
+		t.elem = t.g.pre.PushBack(t)
+	}
+}
+
 // release frees t's slot once its connection is closed.
 func (t *gated) release() {
 	t.g.mu.Lock()

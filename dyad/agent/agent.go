@@ -116,6 +116,7 @@ type Agent struct {
 	wg      sync.WaitGroup
 	cache   *cache
 	flights flights
+	peers   peerPool
 	ctr     counters
 	// dtl is the transport of this agent's fetches; ucx its lazily started UCX node.
 	dtl dyad.DTL
@@ -135,7 +136,7 @@ type Agent struct {
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
-	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures atomic.Int64
+	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -316,7 +317,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"ucx_fetches_served": c.ucxFetchesServed.Load(),
 		"conns_accepted":     c.connsAccepted.Load(), "conns_evicted": c.connsEvicted.Load(),
 		"conns_refused": c.connsRefused.Load(), "accept_errors": c.acceptErrors.Load(),
-		"bad_signatures": c.badSignatures.Load(),
+		"bad_signatures": c.badSignatures.Load(), "peer_auths": c.peerAuths.Load(),
 	}
 }
 
@@ -330,6 +331,7 @@ func (a *Agent) Close() error {
 		a.sock.close()
 	}
 	a.wg.Wait()
+	a.peers.close()
 	a.closeUCX()
 	if a.cacheStarted {
 		a.cache.wait()

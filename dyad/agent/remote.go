@@ -14,7 +14,10 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
-// serveRemote answers one fetch from a peer agent: a header, the file in chunks, an end.
+// serveRemote answers fetches from a peer agent: each a header, the file in chunks, an
+// end. The peer authenticates once per connection; after a clean reply the connection
+// waits (evictable, as before authentication) for the peer's next request, so that the
+// peer's pool can reuse it.
 func (a *Agent) serveRemote(c *gated) {
 	// The peer proves it holds the token before it may send anything else.
 	if err := peerauth.Server(c, []byte(a.opts.Token), a.opts.PreAuthTimeout); err != nil {
@@ -24,25 +27,40 @@ func (a *Agent) serveRemote(c *gated) {
 		}
 		return
 	}
-	c.SetReadDeadline(time.Now().Add(a.opts.PreAuthTimeout))
-	m, err := wire.Read(c)
-	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			a.errs.Printf("bad request from %s: %v", c.RemoteAddr(), err)
+	a.ctr.peerAuths.Add(1)
+	wait := a.opts.PreAuthTimeout
+	for first := true; ; first = false {
+		c.SetReadDeadline(time.Now().Add(wait))
+		m, err := wire.Read(c)
+		if err != nil {
+			if first && !errors.Is(err, io.EOF) {
+				a.errs.Printf("bad request from %s: %v", c.RemoteAddr(), err)
+			}
+			return
 		}
-		return
+		c.authed()
+		if !a.serveFetch(c, m) {
+			return
+		}
+		c.waiting()
+		wait = a.peerKeepAlive()
 	}
-	c.authed()
+}
+
+// serveFetch serves one request m of a peer; it says whether the reply ended cleanly, so
+// that the connection can carry another request.
+func (a *Agent) serveFetch(c *gated, m *wire.Msg) bool {
 	c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
 	if m.Op != wire.OpFetch && m.Op != wire.OpFetchUCX {
 		a.errs.Printf("refused %v from %s: only fetch is served over TCP", m.Op, c.RemoteAddr())
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("%v not allowed from a peer", m.Op)})
-		return
+		return false
 	}
 	if a.opts.Debug {
 		a.info.Printf("fetch %q version %d for %s", m.Path, m.Version, c.RemoteAddr())
 	}
 	var n int64
+	var err error
 	start := time.Now()
 	if m.Op == wire.OpFetchUCX {
 		n, err = a.sendFileUCX(c, m)
@@ -50,13 +68,14 @@ func (a *Agent) serveRemote(c *gated) {
 		n, err = a.sendFile(c, m.Path)
 	}
 	if errors.Is(err, errRejected) {
-		return // counted and logged where it was refused
+		return true // counted, logged and answered where it was refused
 	}
 	if err != nil {
 		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
-		return
+		return false
 	}
 	a.info.Printf("served %q to %s: %s", m.Path, c.RemoteAddr(), rate(n, time.Since(start)))
+	return true
 }
 
 // rate says how many bytes moved in how long, and how fast.

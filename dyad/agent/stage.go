@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/crc32"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
-	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
@@ -94,7 +91,6 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		return 0, err
 	}
 	defer func() { d.end(err) }()
-	var buf []byte
 	for {
 		d.idle()
 		m, err := wire.Read(d.c)
@@ -110,15 +106,15 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		if m.Op != wire.OpChunk || n+m.N > meta.Size {
 			return n, fmt.Errorf("unexpected %v (%d bytes) after %d of %d bytes", m.Op, m.N, n, meta.Size)
 		}
-		if int64(cap(buf)) < m.N {
-			buf = make([]byte, m.N)
-		}
-		p := buf[:m.N]
+		// The chunk goes into the file here and through the checks on the hasher's
+		// goroutine, while the next one is received.
+		p := d.content.buffer(int(m.N))
 		if _, err := readFull(d.c, p, d.idle); err != nil {
 			return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
-		d.add(p)
-		if _, err := d.tmp.Write(p); err != nil {
+		_, err = d.tmp.Write(p)
+		d.content.Write(p)
+		if err != nil {
 			return n, err
 		}
 		n += m.N
@@ -136,40 +132,48 @@ type download struct {
 	meta *wire.Meta
 	dest string
 	tmp  *os.File
-	sum  hash.Hash32
-	// content is the hash the signed record names, checked at commit.
+	// content checks the CRC-32C and the hash the signed record names, at commit.
 	content *contentHasher
+	// clean says that the owner ended its reply: the connection may serve another fetch.
+	clean bool
 }
 
-// add runs p, the next bytes of the file, through the checksum and the content hash.
-func (d *download) add(p []byte) {
-	d.sum.Write(p)
-	d.content.Write(p)
-}
+// add runs p, the next bytes of the file, through the checksum and the content hash;
+// the caller may reuse p at once.
+func (d *download) add(p []byte) { d.content.Copy(p) }
 
-// startDownload dials the owner, sends req, checks the owner's header against
-// meta and creates the temporary file next to dest. The caller ends it with
-// end, after commit on success.
+// startDownload sends req to the owner over an authenticated connection (a pooled one
+// when there is one), checks the owner's header against meta and creates the
+// temporary file next to dest. The caller ends it with end, after commit on success.
 func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string, req *wire.Msg) (*download, error) {
-	dl := net.Dialer{Timeout: 10 * time.Second}
-	c, err := dl.DialContext(ctx, "tcp", meta.Owner)
-	if err != nil {
-		return nil, err
+	var (
+		d   *download
+		h   *wire.Msg
+		err error
+	)
+	for fresh := false; ; fresh = true {
+		c, reused, derr := a.dialPeer(ctx, meta.Owner, fresh)
+		if derr != nil {
+			return nil, derr
+		}
+		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher()}
+		d.stop = context.AfterFunc(ctx, func() { c.Close() })
+		d.idle()
+		if err = wire.Write(c, req); err == nil {
+			h, err = wire.Read(c)
+		}
+		if err != nil && reused && ctx.Err() == nil {
+			// The owner closed the idle connection meanwhile (its keep-alive ended, or it
+			// made room under a flood) before reading the request: ask again on a new one.
+			d.end(err)
+			continue
+		}
+		break
 	}
-	d := &download{a: a, c: c, meta: meta, dest: dest, sum: crc32.New(dyad.Castagnoli), content: newContentHasher()}
-	d.stop = context.AfterFunc(ctx, func() { c.Close() })
 	fail := func(err error) (*download, error) {
 		d.end(err)
 		return nil, err
 	}
-	if err := peerauth.Client(c, []byte(a.opts.Token), d.a.opts.IdleTimeout); err != nil {
-		return fail(err)
-	}
-	d.idle()
-	if err := wire.Write(c, req); err != nil {
-		return fail(err)
-	}
-	h, err := wire.Read(c)
 	switch {
 	case err != nil:
 		return fail(fmt.Errorf("no reply: %w", err))
@@ -196,13 +200,15 @@ func (d *download) idle() { d.c.SetDeadline(time.Now().Add(d.a.opts.IdleTimeout)
 // producer published, then renames the file into place. Zero runs a DTL
 // skipped as holes are covered by setting the size.
 func (d *download) commit(n int64) error {
+	d.clean = true // the owner's reply ended: the connection is ready for another request
 	if n != d.meta.Size {
 		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
 	}
-	if s := d.sum.Sum32(); s != d.meta.Checksum {
-		return fmt.Errorf("checksum %08x, published %08x", s, d.meta.Checksum)
+	crc, h := d.content.Sum()
+	if crc != d.meta.Checksum {
+		return fmt.Errorf("checksum %08x, published %08x", crc, d.meta.Checksum)
 	}
-	if h := d.content.Sum(); !bytes.Equal(h, d.meta.Hash) {
+	if !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content hash %x, the signed record names %x", h, d.meta.Hash)
 	}
 	if err := d.tmp.Truncate(n); err != nil {
@@ -214,12 +220,15 @@ func (d *download) commit(n int64) error {
 	return os.Rename(d.tmp.Name(), d.dest)
 }
 
-// end releases the connection; after a failure it removes the temporary
-// file, so no partial file is ever left.
+// end releases the connection: back to the pool after a clean fetch, closed otherwise.
+// After a failure it removes the temporary file, so no partial file is ever left.
 func (d *download) end(err error) {
 	d.content.close()
-	d.stop()
-	d.c.Close()
+	if d.stop() && err == nil && d.clean {
+		d.a.peers.put(d.meta.Owner, d.c)
+	} else {
+		d.c.Close()
+	}
 	if err != nil && d.tmp != nil {
 		d.tmp.Close()
 		os.Remove(d.tmp.Name())

@@ -1,58 +1,111 @@
 package agent
 
-// contentHasher computes the content hash of a download on a goroutine of its own, so
-// that hashing the bytes already received overlaps receiving the next ones instead of
-// adding to the staging time. It queues copies of at most hasherDepth chunks.
+import (
+	"hash/crc32"
+	"sync"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/wire"
+)
+
+// contentHasher checks a download on a goroutine of its own: the CRC-32C the record
+// publishes and the content hash it names, so that checking the bytes already received
+// overlaps receiving the next ones instead of adding to the staging time, and no second
+// pass over the file is needed. The receiver fills buffers it takes from the hasher and
+// hands them over with Write: no copy. At most hasherDepth buffers are in flight.
 type contentHasher struct {
 	in     chan []byte
 	free   chan []byte
-	sum    chan []byte
+	made   int
+	done   chan struct{}
+	crc    uint32
+	sum    []byte
 	closed bool
 }
 
-const hasherDepth = 2
+const hasherDepth = 3
+
+// chunkBufs recycles the hashers' buffers across downloads, so a small file does not
+// pay for allocating and zeroing its chunk buffers every time.
+var chunkBufs sync.Pool
 
 func newContentHasher() *contentHasher {
-	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth+1), sum: make(chan []byte, 1)}
+	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{})}
 	go func() {
 		h := newContentHash()
+		crc := crc32.New(dyad.Castagnoli)
 		for p := range c.in {
 			h.Write(p)
-			select {
-			case c.free <- p:
-			default:
-			}
+			crc.Write(p)
+			c.free <- p
 		}
-		c.sum <- h.Sum(nil)
+		c.crc, c.sum = crc.Sum32(), h.Sum(nil)
+		close(c.done)
 	}()
 	return c
 }
 
-// Write queues a copy of p: the caller may reuse p at once.
-func (c *contentHasher) Write(p []byte) {
+// buffer returns a buffer of n bytes for the caller to fill and hand over with Write,
+// waiting for the hasher to give one back when hasherDepth are in flight.
+func (c *contentHasher) buffer(n int) []byte {
 	var b []byte
 	select {
 	case b = <-c.free:
 	default:
+		if c.made < hasherDepth {
+			c.made++
+			if v, ok := chunkBufs.Get().(*[]byte); ok {
+				b = *v
+			}
+		} else {
+			b = <-c.free
+		}
 	}
-	if cap(b) < len(p) {
-		b = make([]byte, len(p))
+	if cap(b) < n {
+		b = make([]byte, n)
 	}
-	b = b[:len(p)]
+	return b[:n]
+}
+
+// Write hands p, a buffer from buffer, to the hashing goroutine: the caller must not
+// touch p afterwards.
+func (c *contentHasher) Write(p []byte) { c.in <- p }
+
+// Copy queues a copy of p, for bytes that the caller must give back at once (a UCX
+// window slot that the producer refills once it is acknowledged).
+func (c *contentHasher) Copy(p []byte) {
+	b := c.buffer(len(p))
 	copy(b, p)
-	c.in <- b
+	c.Write(b)
 }
 
-// Sum waits until every queued byte is hashed and returns the hash; call it once.
-func (c *contentHasher) Sum() []byte {
+// Sum waits until every queued byte is checked and returns the CRC-32C and the
+// content hash; call it once.
+func (c *contentHasher) Sum() (uint32, []byte) {
 	c.close()
-	return <-c.sum
+	<-c.done
+	return c.crc, c.sum
 }
 
-// close ends the hashing goroutine (after a failed download too).
+// close ends the hashing goroutine (after a failed download too); the buffers it gives
+// back go to the next download.
 func (c *contentHasher) close() {
-	if !c.closed {
-		c.closed = true
-		close(c.in)
+	if c.closed {
+		return
 	}
+	c.closed = true
+	close(c.in)
+	go func() {
+		<-c.done
+		for {
+			select {
+			case b := <-c.free:
+				if cap(b) <= wire.MaxChunk {
+					chunkBufs.Put(&b)
+				}
+			default:
+				return
+			}
+		}
+	}()
 }

@@ -2,35 +2,49 @@ package agent
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"hash/crc32"
 	"testing"
+
+	"github.com/couplet-hpc/couplet/dyad"
 )
 
-// TestContentHasher: the pipelined hash equals SHA-256 of the whole, though the caller
-// reuses its buffer after every Write.
+// TestContentHasher: the pipelined checks equal the CRC-32C and the content hash of the
+// whole, whether the caller hands over the hasher's buffers (rpc) or has copies taken of
+// a buffer it overwrites at once (ucx).
 func TestContentHasher(t *testing.T) {
 	data := make([]byte, 1<<20+13)
 	for i := range data {
 		data[i] = byte(i*7 + i>>9)
 	}
-	want := sha256.Sum256(data)
+	h := newContentHash()
+	h.Write(data)
+	want, wantCRC := h.Sum(nil), crc32.Checksum(data, dyad.Castagnoli)
 	for _, chunk := range []int{1, 1000, 64 << 10, 1 << 20, 2 << 20} {
-		c := newContentHasher()
-		buf := make([]byte, chunk)
-		for off := 0; off < len(data); off += chunk {
-			n := copy(buf, data[off:])
-			c.Write(buf[:n])
-			for i := range buf {
-				buf[i] = 0xee // the hasher must have taken a copy
+		for _, copied := range []bool{false, true} {
+			c := newContentHasher()
+			own := make([]byte, chunk)
+			for off := 0; off < len(data); off += chunk {
+				n := min(chunk, len(data)-off)
+				if copied {
+					copy(own, data[off:off+n])
+					c.Copy(own[:n])
+					for i := range own {
+						own[i] = 0xee // the hasher must have taken a copy
+					}
+				} else {
+					p := c.buffer(n)
+					copy(p, data[off:off+n])
+					c.Write(p)
+				}
 			}
-		}
-		if got := c.Sum(); !bytes.Equal(got, want[:]) {
-			t.Errorf("chunks of %d: hash %x, want %x", chunk, got, want)
+			if crc, got := c.Sum(); !bytes.Equal(got, want) || crc != wantCRC {
+				t.Errorf("chunks of %d (copied %v): hash %x crc %08x, want %x %08x", chunk, copied, got, crc, want, wantCRC)
+			}
 		}
 	}
 	// A hasher abandoned midway ends without a Sum.
 	c := newContentHasher()
-	c.Write(data[:10])
+	c.Copy(data[:10])
 	c.close()
 	c.close()
 }
