@@ -123,7 +123,8 @@ func (c *Client) lookupLevel(ctx context.Context, l Level, upath string, minVers
 		}
 		return m, true, nil
 	case LevelAgent, LevelKVS:
-		req := &wire.Msg{Op: wire.OpLookup, NS: c.cfg.Namespace, Key: key, MinVersion: minVersion}
+		// Path only names the file in the agent's errors and logs; the key finds it.
+		req := &wire.Msg{Op: wire.OpLookup, NS: c.cfg.Namespace, Key: key, Path: upath, MinVersion: minVersion}
 		timeout := c.cfg.Timeout
 		if l == LevelKVS {
 			req.Op = wire.OpWait
@@ -166,7 +167,7 @@ func (c *Client) Locate(ctx context.Context, upath string, minVersion int64) (*w
 		return nil, LevelKVS, err
 	}
 	if !ok {
-		return nil, LevelKVS, fmt.Errorf("dyad: %q (key %s) not produced within %v", upath, c.Key(upath), c.cfg.Timeout)
+		return nil, LevelKVS, fmt.Errorf("dyad: %s not produced within %v", upath, c.cfg.Timeout)
 	}
 	return m, LevelKVS, nil
 }

@@ -78,8 +78,9 @@ func TestConsumeTimesOut(t *testing.T) {
 	c := newClient(t, cons.dir, cons.socket, func(c *dyad.Config) { c.Timeout = 300 * time.Millisecond })
 	start := time.Now()
 	_, err := c.Consume("never.bin")
-	if err == nil || !strings.Contains(err.Error(), "timed out") {
-		t.Fatalf("err = %v, want a timeout", err)
+	// The error names the path (never the hashed key) and the timeout.
+	if want := "dyad: never.bin not produced within 300ms"; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("timeout took %v", d)

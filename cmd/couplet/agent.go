@@ -10,6 +10,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -86,6 +87,18 @@ token.`,
 	f.BoolVarP(&o.Debug, "debug", "d", false, "log every request")
 	f.StringVarP(&o.InfoLog, "info-log", "i", "", "info log file")
 	f.StringVarP(&o.ErrorLog, "error-log", "e", "", "error log file")
+	// The DYAD module's spellings of the same options.
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name {
+		case "mode":
+			name = "dtl"
+		case "info_log":
+			name = "info-log"
+		case "error_log":
+			name = "error-log"
+		}
+		return pflag.NormalizedName(name)
+	})
 	f.IntVar(&o.ChunkSize, "chunk", 0, "largest chunk in bytes (0: the DTL's default)")
 	f.DurationVar(&o.ChunkDelay, "chunk-delay", 0, "sleep after each served chunk (throttling for demos)")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", 30*time.Second, "end a transfer whose peer is silent this long")

@@ -94,6 +94,10 @@ func TestAgentStartFailures(t *testing.T) {
 		{"default socket of a live agent", []string{"agent", liveDir}, "agent already running at " + live2.Socket()},
 		{"bad listen address", []string{"agent", filepath.Join(tmp, "d"), "--listen", "nowhere"}, "bad listen address"},
 		{"unknown dtl", []string{"agent", filepath.Join(tmp, "e"), "-m", "carrier-pigeon"}, "unknown DTL mode"},
+		// The DYAD module's option spellings reach the same options.
+		{"unknown dtl (--mode)", []string{"agent", filepath.Join(tmp, "f"), "--mode", "carrier-pigeon"}, "unknown DTL mode \"carrier-pigeon\""},
+		{"info log unwritable (--info_log)", []string{"agent", filepath.Join(tmp, "g"), "--info_log", filepath.Join(notDir, "info.log")}, "log file: open " + filepath.Join(notDir, "info.log") + ": not a directory"},
+		{"error log unwritable (--error_log)", []string{"agent", filepath.Join(tmp, "h"), "--error_log", filepath.Join(notDir, "error.log")}, "log file: open " + filepath.Join(notDir, "error.log") + ": not a directory"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -65,8 +66,8 @@ func init() {
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "ls [KEY-PREFIX]",
-		Short: "list the files published in DYAD_KVS_NAMESPACE",
+		Use:   "ls [PATH-PREFIX]",
+		Short: "list the files published in DYAD_KVS_NAMESPACE whose path starts with PATH-PREFIX",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client()
@@ -77,9 +78,16 @@ func init() {
 			if len(args) == 1 {
 				prefix = args[0]
 			}
-			ms, err := c.List(context.Background(), prefix)
+			// Keys are hashes of the paths, so the prefix is matched against the paths.
+			all, err := c.List(context.Background(), "")
 			if err != nil {
 				return err
+			}
+			var ms []*dyad.Meta
+			for _, m := range all {
+				if strings.HasPrefix(m.Path, strings.TrimPrefix(prefix, "./")) {
+					ms = append(ms, m)
+				}
 			}
 			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "PATH\tVERSION\tSIZE\tOWNER\tKEY")

@@ -62,6 +62,37 @@ func TestDyadCLI(t *testing.T) {
 	if out, err = runCLI(t, "dyad", "ls"); err != nil || !strings.Contains(out, "d/f.bin") {
 		t.Fatalf("ls: %q %v", out, err)
 	}
+	// ls matches path prefixes (keys are hashes): exactly the header and the matching rows.
+	for _, c := range []struct {
+		prefix string
+		rows   []string
+	}{
+		{"d/", []string{"d/f.bin"}},
+		{"./d/f", []string{"d/f.bin"}},
+		{"d/f.bin", []string{"d/f.bin"}},
+		{"e/", nil},
+		{"d/g", nil},
+	} {
+		out, err := runCLI(t, "dyad", "ls", c.prefix)
+		if err != nil {
+			t.Fatalf("ls %s: %v", c.prefix, err)
+		}
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		var paths []string
+		for _, l := range lines[1:] {
+			paths = append(paths, strings.Fields(l)[0])
+		}
+		if !strings.HasPrefix(lines[0], "PATH") || strings.Join(paths, ",") != strings.Join(c.rows, ",") {
+			t.Errorf("ls %s listed %q, want rows %q", c.prefix, out, c.rows)
+		}
+	}
+	// An error names the path, never the hashed key.
+	t.Setenv("COUPLET_DYAD_TIMEOUT", "300ms")
+	_, err = runCLI(t, "dyad", "consume", "d/never.bin")
+	if want := "dyad: d/never.bin not produced within 300ms"; err == nil || err.Error() != want {
+		t.Errorf("consume of an unproduced file: %v, want %q", err, want)
+	}
+	os.Unsetenv("COUPLET_DYAD_TIMEOUT")
 	if out, err = runCLI(t, "dyad", "stat", "d/f.bin"); err != nil || !strings.Contains(out, "level:    local") {
 		t.Fatalf("stat: %q %v", out, err)
 	}

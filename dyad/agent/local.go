@@ -80,10 +80,12 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			return err == nil && meta.Version >= m.MinVersion
 		})
 		if err != nil {
-			if timeout == 0 && errors.Is(err, kvs.ErrTimeout) {
+			// Not produced in time is an answer, not a failure: the client says so
+			// with the path, which it knows.
+			if errors.Is(err, kvs.ErrTimeout) {
 				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 			}
-			return fmt.Errorf("%q not produced: %w", m.Key, err)
+			return fmt.Errorf("wait for %s: %w", pathOrKey(m), err)
 		}
 		meta, err := wire.DecodeMeta(val)
 		if err != nil {
@@ -198,4 +200,13 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		a.info.Printf("published %s version %d (%d bytes)", strings.TrimSpace(out.Path), out.Version, out.Size)
 	}
 	return out, nil
+}
+
+// pathOrKey names a request's file for errors and logs: its path when the client sent
+// one, else its key.
+func pathOrKey(m *wire.Msg) string {
+	if m.Path != "" {
+		return m.Path
+	}
+	return m.Key
 }
