@@ -22,6 +22,8 @@ void dtf_transfer_(const char *filename, int *ncid, int *ierr) {
 		*ierr = err;
 }
 void dtf_transfer_all_files_(void) { dtf_transfer_all_files(); }
+void dtf_transfer_multiple_(const char *filename, int *ncid) { dtf_transfer_multiple(filename, ncid ? *ncid : -1); }
+void dtf_complete_multiple_(const char *filename, int *ncid) { dtf_complete_multiple(filename, ncid ? *ncid : -1); }
 void dtf_time_start_(void) { dtf_time_start(); }
 void dtf_time_end_(void) { dtf_time_end(); }
 

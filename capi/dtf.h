@@ -24,6 +24,15 @@ int dtf_finalize(void);
 int dtf_transfer(const char *filename, int ncid);
 /* dtf_transfer_all_files ends the epoch of every coupled file open. */
 int dtf_transfer_all_files(void);
+/* dtf_transfer_multiple (writer) ends the writer's epoch as one that serves
+ * several reader transfers: every dtf_transfer of the readers is served from
+ * the same writes until each reader rank calls dtf_complete_multiple (or
+ * closes the file). Errors, such as a reader that never completes within the
+ * timeout, are reported on stderr. */
+void dtf_transfer_multiple(const char *filename, int ncid);
+/* dtf_complete_multiple (reader) ends the writer's multiple epoch after the
+ * reader's last dtf_transfer in it; gets still pending are served first. */
+void dtf_complete_multiple(const char *filename, int ncid);
 /* dtf_time_start and dtf_time_end bracket user-measured I/O time, reported
  * with DTF_PRINT_STATS. */
 void dtf_time_start(void);

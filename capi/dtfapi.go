@@ -66,23 +66,53 @@ func finalize() error {
 func couplet_dtf_transfer(path *C.char, ncid C.int) C.int {
 	mu.Lock()
 	defer mu.Unlock()
-	p := ""
-	if path != nil {
-		p = C.GoString(path)
+	p, err := transferPath("dtf_transfer", path, ncid)
+	if p == "" || err != nil {
+		return status(err)
 	}
-	if p == "" {
+	return status(dtf.Transfer(p))
+}
+
+// couplet_dtf_multiple serves dtf_transfer_multiple (complete 0, the
+// writer) and dtf_complete_multiple (complete 1, a reader). They return
+// nothing in DTF's API, so errors go to stderr.
+//
+//export couplet_dtf_multiple
+func couplet_dtf_multiple(path *C.char, ncid C.int, complete C.int) {
+	mu.Lock()
+	defer mu.Unlock()
+	call, run := "dtf_transfer_multiple", dtf.TransferMultiple
+	if complete != 0 {
+		call, run = "dtf_complete_multiple", dtf.CompleteMultiple
+	}
+	p, err := transferPath(call, path, ncid)
+	if p != "" && err == nil {
+		err = run(p)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, message(fmt.Errorf("%s: %w", call, err)))
+	}
+}
+
+// transferPath names the file of a DTF transfer call: path, or the file of
+// ncid when path is NULL or empty. It returns "" for a file that is not
+// coupled in transfer mode: as in DTF, such a transfer does nothing (in file
+// mode the file system carries the data).
+func transferPath(call string, path *C.char, ncid C.int) (string, error) {
+	p := ""
+	if path != nil && C.GoString(path) != "" {
+		p = canonical(C.GoString(path)) // the name the file was opened by
+	} else {
 		f, err := file(ncid)
 		if err != nil {
-			return status(nc.Errorf(nc.EBADID, "dtf_transfer: no file name and ncid %d is not a coupled file", int(ncid)))
+			return "", nc.Errorf(nc.EBADID, "%s: no file name and ncid %d is not a coupled file", call, int(ncid))
 		}
 		p = f.Path()
 	}
-	// As in DTF, a transfer on a file that is not coupled (or coupled in
-	// file mode, where the file system carries the data) does nothing.
 	if ok, mode := dtf.Claims(p); !ok || mode == dtf.ModeFile {
-		return 0
+		return "", nil
 	}
-	return status(dtf.Transfer(p))
+	return p, nil
 }
 
 //export couplet_dtf_transfer_all

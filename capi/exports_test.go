@@ -58,8 +58,8 @@ func TestExports(t *testing.T) {
 		}
 	}
 	for _, s := range []string{
-		"dtf_init", "dtf_finalize", "dtf_transfer", "dtf_transfer_all_files", "dtf_time_start", "dtf_time_end",
-		"dtf_init_", "dtf_finalize_", "dtf_transfer_", "dtf_transfer_all_files_", "dtf_time_start_", "dtf_time_end_",
+		"dtf_init", "dtf_finalize", "dtf_transfer", "dtf_transfer_all_files", "dtf_transfer_multiple", "dtf_complete_multiple", "dtf_time_start", "dtf_time_end",
+		"dtf_init_", "dtf_finalize_", "dtf_transfer_", "dtf_transfer_all_files_", "dtf_transfer_multiple_", "dtf_complete_multiple_", "dtf_time_start_", "dtf_time_end_",
 		"couplet_comm", "couplet_comm_", "MPI_Finalize",
 	} {
 		if !mine[s] {

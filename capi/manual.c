@@ -143,6 +143,8 @@ int dtf_init(const char *filename, char *module_name) { return couplet_dtf_init(
 int dtf_finalize(void) { return couplet_dtf_finalize(); }
 int dtf_transfer(const char *filename, int ncid) { return couplet_dtf_transfer((char *)filename, ncid); }
 int dtf_transfer_all_files(void) { return couplet_dtf_transfer_all(); }
+void dtf_transfer_multiple(const char *filename, int ncid) { couplet_dtf_multiple((char *)filename, ncid, 0); }
+void dtf_complete_multiple(const char *filename, int ncid) { couplet_dtf_multiple((char *)filename, ncid, 1); }
 void dtf_time_start(void) { couplet_dtf_time(1); }
 void dtf_time_end(void) { couplet_dtf_time(0); }
 

@@ -62,6 +62,7 @@ type File struct {
 	verdicts  int              // writers that replayed this epoch and said so (kVerdict)
 	vSent     int64            // the latest of their epoch ends (wall clock, Unix ns)
 	vRecs     int64            // the largest record count they reported
+	multiple  bool             // the writers' epoch is a multiple one (the matchers said so)
 	igets     map[int]*readReq // nonblocking get id -> request, until waited
 	served    map[int]struct{} // get ids completed by Transfer, until waited
 	byID      map[int64]*piece
@@ -315,6 +316,7 @@ func (f *File) endEpoch(err error) {
 	}
 	f.epoch++
 	f.verdicts, f.vSent, f.vRecs = 0, 0, 0
+	f.multiple = false
 	f.resetStats()
 }
 

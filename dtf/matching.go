@@ -36,6 +36,11 @@ type mepoch struct {
 	final       map[int]bool
 	matchTime   time.Duration
 
+	// A multiple epoch (dtf_transfer_multiple) serves every round of the
+	// readers until each reader rank is done with it (completed) or closed.
+	multiple  bool
+	completed map[int]bool
+
 	// Replay: the writer group ranks that match their records (and sent no
 	// writes), whether they all do (wReplay, known once every writer is
 	// in), whether to record, under which key, and the record being built.
@@ -90,7 +95,7 @@ func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
 func (mf *mfile) epoch(n int) *mepoch {
 	ep := mf.epochs[n]
 	if ep == nil {
-		ep = &mepoch{final: map[int]bool{}, served: map[roundKey]bool{}, taken: map[roundKey]bool{}}
+		ep = &mepoch{final: map[int]bool{}, completed: map[int]bool{}, served: map[roundKey]bool{}, taken: map[roundKey]bool{}}
 		mf.epochs[n] = ep
 	}
 	return ep
@@ -119,6 +124,7 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		ep.numRecs = max(ep.numRecs, m.NumRecs)
 		ep.writersAt = max(ep.writersAt, m.Sent)
 		ep.closing = ep.closing || m.Final
+		ep.multiple = ep.multiple || m.Multiple
 		ep.record = m.Record
 		if m.Replay {
 			ep.replayed = append(ep.replayed, rank)
@@ -129,6 +135,9 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 				return err
 			}
 		}
+	case kDoneMulti:
+		mf.nReaders = size
+		ep.completed[rank] = true
 	case kRecsQuery:
 		if mf.writers != nil && ep.fromWriters == mf.nWriters {
 			return e.serveRound(mf, ep, m)
@@ -237,12 +246,16 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 	rk := roundKey{m.Ranks[0], m.Round}
 	ep.served[rk] = true
 	last := m.Final || m.Closing
-	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Writers: ep.writersAt}
+	reply := &envelope{Kind: kExpect, Path: mf.key.Path, Session: mf.key.Session, Epoch: m.Epoch, Round: m.Round, NumRecs: ep.numRecs, Writers: ep.writersAt, Multiple: ep.multiple}
 	reads := m.Reads
 	if m.Replay {
 		rr := (*roundRec)(nil)
 		if ep.rec != nil {
 			rr = ep.rec.rounds[rk]
+		} else if old, ok := e.mrecs.Get(ep.key); ok && ep.multiple {
+			// A multiple epoch records nothing, but a reader that does not
+			// know it yet may replay a round an earlier session recorded.
+			rr = old.rounds[rk]
 		}
 		if rr == nil {
 			reply.Err = fmt.Sprintf("reader rank %d replays round %d, which matcher rank %d has no record of", rk.reader, rk.round, e.tr.Rank())
@@ -332,7 +345,11 @@ func (e *engine) finishEpochs(mf *mfile) error {
 		}
 		all := true
 		for r := 0; r < mf.nReaders; r++ {
-			if !ep.final[r] && !mf.closed[r] {
+			done := ep.final[r]
+			if ep.multiple {
+				done = ep.completed[r]
+			}
+			if !done && !mf.closed[r] {
 				all = false
 				break
 			}

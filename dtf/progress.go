@@ -97,7 +97,7 @@ func (e *engine) pollUpTo(max int) (int, error) {
 // dispatch routes one received control message.
 func (e *engine) dispatch(m *envelope) error {
 	switch m.Kind {
-	case kWriteReqs, kReadReqs, kRecsQuery:
+	case kWriteReqs, kReadReqs, kRecsQuery, kDoneMulti:
 		return e.onMatcherMsg(m)
 	case kForget:
 		// A rank still in that session keeps its mail: it may hold the

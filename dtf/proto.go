@@ -22,6 +22,7 @@ const (
 	kRecs      = protocol.Recs
 	kForget    = protocol.Forget
 	kVerdict   = protocol.Verdict
+	kDoneMulti = protocol.DoneMultiple
 )
 
 // sessKey names one open/close session of a coupled file.

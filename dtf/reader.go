@@ -298,6 +298,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			}
 			f.st.MsgsRecv++
 			got++
+			f.multiple = f.multiple || m.Multiple
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
 			waited = max(waited, time.Duration(m.Writers-start.UnixNano()))
 			if m.Err != "" {
@@ -371,17 +372,19 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 		}
 	}
 	err = errors.Join(errs...)
-	if record && err == nil {
+	if record && err == nil && !f.multiple {
 		e.rrecs.Put(key, sig, rec)
 		if f.st.Replay != ReplayMiss {
 			f.st.Replay = outcomeOf(replay.Decide(true, hits == replies && replies > 0))
 		}
 	}
-	if final || closing {
-		if f.fc.ReplayIO {
+	// In the writer's multiple epoch a transfer is one round of it; the
+	// epoch ends at CompleteMultiple or close.
+	if closing || (final && !f.multiple) {
+		if f.fc.ReplayIO && !f.multiple {
 			e.ends.Put(f.replayKey(-1), 0, f.recEnd)
-			f.recEnd = 0
 		}
+		f.recEnd = 0
 		f.endEpoch(err)
 	}
 	return err

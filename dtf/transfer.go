@@ -30,7 +30,7 @@ func Transfer(path string) error {
 func (f *File) transfer() error {
 	f.e.explicit[f.fc.Index] = true
 	if f.role == roleWriter {
-		return f.endWriterEpoch(false)
+		return f.endWriterEpoch(false, false)
 	}
 	return f.readRound(f.pendingGets(), true, false, true)
 }
@@ -65,7 +65,7 @@ func (f *File) Close() error {
 	}
 	var err error
 	if f.role == roleWriter {
-		err = f.endWriterEpoch(true)
+		err = f.endWriterEpoch(true, false)
 		if f.me == 0 {
 			// Every reader has closed; ranks of the peer component that
 			// never opened this session still hold its header.
@@ -160,4 +160,70 @@ func (s *FileSession) End() error {
 		}
 	}
 	return e.waitSends()
+}
+
+// TransferMultiple ends the writer's current epoch of path as a multiple
+// epoch (DTF's dtf_transfer_multiple): it serves every transfer the readers
+// make, each a round of that epoch, and returns once every reader rank has
+// called CompleteMultiple or closed the file, or with a timeout error.
+func TransferMultiple(path string) error {
+	f, unlock, err := openFile(path, "TransferMultiple", roleWriter)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f.e.explicit[f.fc.Index] = true
+	return f.endWriterEpoch(false, true)
+}
+
+// CompleteMultiple ends, on a reader, the writer's multiple epoch of path
+// (DTF's dtf_complete_multiple): gets still pending are served first, as by
+// a Transfer, and then every matcher hears that this rank is done. It is an
+// error when the writer's epoch is not a multiple one.
+func CompleteMultiple(path string) error {
+	f, unlock, err := openFile(path, "CompleteMultiple", roleReader)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f.e.explicit[f.fc.Index] = true
+	if gets := f.pendingGets(); len(gets) > 0 {
+		if err := f.readRound(gets, true, false, true); err != nil {
+			return err
+		}
+	}
+	if !f.multiple {
+		return fmt.Errorf("dtf: CompleteMultiple: the writers' epoch %d of %s is not a multiple transfer (dtf_transfer_multiple), or this reader made no transfer in it", f.epoch, path)
+	}
+	for _, m := range f.peers[:f.part.Matchers()] {
+		msg := &envelope{Kind: kDoneMulti, Path: f.path, Session: f.session, Epoch: f.epoch, Ranks: []int{f.me, len(f.world)}}
+		if err := f.e.send(m, msg); err != nil {
+			return err
+		}
+		f.st.MsgsSent++
+	}
+	f.endEpoch(nil)
+	return nil
+}
+
+// openFile returns the open coupled file path with the engine locked, checking
+// that this process plays role r in it; the caller runs unlock.
+func openFile(path, call string, r role) (*File, func(), error) {
+	e, err := current()
+	if err != nil {
+		return nil, nil, err
+	}
+	e.mu.Lock()
+	f := e.files[path]
+	switch {
+	case f == nil:
+		err = fmt.Errorf("dtf: %s: %s is not an open coupled file", call, path)
+	case f.role != r:
+		err = fmt.Errorf("dtf: %s: this component is the %s of %s; only its %s may call it", call, f.role, path, r)
+	}
+	if err != nil {
+		e.mu.Unlock()
+		return nil, nil, err
+	}
+	return f, e.mu.Unlock, nil
 }

@@ -170,14 +170,18 @@ func (f *File) waitPuts(ids []int) []error {
 }
 
 // endWriterEpoch ships this rank's writes to the matchers and serves their
-// schedules until every matcher reports every reader done with the epoch.
-func (f *File) endWriterEpoch(closing bool) error {
+// schedules until every matcher reports every reader done with the epoch. A
+// multiple epoch (dtf_transfer_multiple) serves every reader transfer until
+// each reader is done with it (CompleteMultiple or close); it neither records
+// nor replays.
+func (f *File) endWriterEpoch(closing, multiple bool) error {
 	e := f.e
 	start := time.Now()
 	key := f.replayKey(-1)
 	var sig uint64
 	outcome := replay.Off
-	if f.fc.ReplayIO {
+	f.wrec = nil
+	if f.fc.ReplayIO && !multiple {
 		// Each writer decides alone: the matchers take a hit writer's
 		// writes from their record and serve by the record only when every
 		// writer and the reader hit.
@@ -203,7 +207,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
 			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO, Sent: start.UnixNano()}
+			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO && !multiple, Sent: start.UnixNano(), Multiple: multiple}
 		if err := e.send(f.world[m], msg); err != nil {
 			return err
 		}
@@ -217,7 +221,11 @@ func (f *File) endWriterEpoch(closing bool) error {
 	done := 0
 	var peerErr error
 	err := e.waitFor(func() string {
-		return fmt.Sprintf("readers of %s (epoch %d): %d of %d matchers done, %d sends pending", f.path, f.epoch, done, M, len(f.dataSends))
+		what := ""
+		if multiple {
+			what = ", a multiple transfer that each reader ends with dtf_complete_multiple or its close"
+		}
+		return fmt.Sprintf("readers of %s (epoch %d%s): %d of %d matchers done, %d sends pending", f.path, f.epoch, what, done, M, len(f.dataSends))
 	}, func() (bool, error) {
 		for {
 			m := f.take(kEpochDone, func(m *envelope) bool { return m.Epoch == f.epoch })
@@ -249,7 +257,7 @@ func (f *File) endWriterEpoch(closing bool) error {
 	if err == nil {
 		err = peerErr
 	}
-	if err == nil && f.fc.ReplayIO {
+	if err == nil && f.fc.ReplayIO && !multiple {
 		e.wrecs.Put(key, sig, f.wrec)
 	}
 	f.writes = f.writes[:0]

@@ -16,12 +16,16 @@
 int dtf_init(const char *filename, char *module_name);
 int dtf_finalize(void);
 int dtf_transfer(const char *filename, int ncid);
+void dtf_transfer_multiple(const char *filename, int ncid);
+void dtf_complete_multiple(const char *filename, int ncid);
 void dtf_time_start(void);
 void dtf_time_end(void);
 #endif
 #pragma weak dtf_init
 #pragma weak dtf_finalize
 #pragma weak dtf_transfer
+#pragma weak dtf_transfer_multiple
+#pragma weak dtf_complete_multiple
 #pragma weak dtf_time_start
 #pragma weak dtf_time_end
 #define HAVE_DTF (dtf_init != NULL)

@@ -8,18 +8,25 @@
 // own parts of each variable's index space). Data never travels in a control
 // message: it moves as blocks on data tags, as the schedules name them.
 //
-//	kind         from -> to                      when, and what it carries
-//	HEADER       writer root -> reader root      at enddef: the header and the writer group's ranks
-//	WRITE_REQS   writer -> matcher               at the writer's epoch end: its writes in the matcher's region
-//	READ_REQS    reader -> matcher               each read round: its reads (Final: last round of the epoch, Closing: the file is closed)
-//	SCHEDULE     matcher -> writer               the boxes to send, to which reader, on which transfer id
-//	EXPECT       matcher -> reader               the boxes that will arrive, what nobody wrote, drains of recorded pushes
-//	EPOCH_DONE   matcher -> writer               every reader finished the epoch (Closed: readers that closed the session)
-//	FILE_CLOSED  writer root -> reader root      file mode: the file is complete on disk
-//	RECS_QUERY   reader -> matcher 0             the record count, once the writers' epoch is complete
-//	RECS         matcher 0 -> reader             the record count
-//	FORGET       writer root -> peer component   the session ended: drop its header if nobody took it
-//	VERDICT      replaying writer -> readers     it matched its replay record and sent by it
+//	kind          from -> to                      when, and what it carries
+//	HEADER        writer root -> reader root      at enddef: the header and the writer group's ranks
+//	WRITE_REQS    writer -> matcher               at the writer's epoch end: its writes in the matcher's region
+//	READ_REQS     reader -> matcher               each read round: its reads (Final: last round of the epoch, Closing: the file is closed)
+//	SCHEDULE      matcher -> writer               the boxes to send, to which reader, on which transfer id
+//	EXPECT        matcher -> reader               the boxes that will arrive, what nobody wrote, drains of recorded pushes
+//	EPOCH_DONE    matcher -> writer               every reader finished the epoch (Closed: readers that closed the session)
+//	FILE_CLOSED   writer root -> reader root      file mode: the file is complete on disk
+//	RECS_QUERY    reader -> matcher 0             the record count, once the writers' epoch is complete
+//	RECS          matcher 0 -> reader             the record count
+//	FORGET        writer root -> peer component   the session ended: drop its header if nobody took it
+//	VERDICT       replaying writer -> readers     it matched its replay record and sent by it
+//	DONE_MULTIPLE reader -> matcher               the reader is done with the writer's multiple epoch
+//
+// Multiple epochs (DTF's dtf_transfer_multiple and dtf_complete_multiple): the
+// writers' WRITE_REQS carry Multiple, and the matchers' EXPECT tell the readers
+// so. Each reader transfer is then a round of the same epoch, which ends only
+// when every reader rank sent DONE_MULTIPLE or closed the file. Multiple
+// epochs neither record nor replay.
 //
 // Replay: requests carry Replay when the sender's request signature equals its
 // record, and then omit the requests themselves; a matcher that sees every sender

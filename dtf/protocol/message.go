@@ -12,23 +12,24 @@ import (
 type Kind uint8
 
 const (
-	Header    Kind = iota + 1 // writer root -> reader root: the header at enddef
-	WriteReqs                 // writer -> matcher: its writes in the matcher's region, at epoch end
-	ReadReqs                  // reader -> matcher: a round of reads (Final/Closing flags)
-	Schedule                  // matcher -> writer: boxes to send
-	Expect                    // matcher -> reader: boxes that will arrive, and what nobody wrote
-	EpochDone                 // matcher -> writer: every reader finished the epoch
-	Closed                    // file mode: writer root -> reader root: the file is closed on disk
-	RecsQuery                 // reader -> matcher 0: the record count once the writers' epoch is complete
-	Recs                      // matcher 0 -> reader: the record count
-	Forget                    // writer root -> peer component: the session ended, drop its header if never taken
-	Verdict                   // replaying writer -> readers of its record: it matched its record and sent by it
-	kindEnd                   // one past the last kind
+	Header       Kind = iota + 1 // writer root -> reader root: the header at enddef
+	WriteReqs                    // writer -> matcher: its writes in the matcher's region, at epoch end
+	ReadReqs                     // reader -> matcher: a round of reads (Final/Closing flags)
+	Schedule                     // matcher -> writer: boxes to send
+	Expect                       // matcher -> reader: boxes that will arrive, and what nobody wrote
+	EpochDone                    // matcher -> writer: every reader finished the epoch
+	Closed                       // file mode: writer root -> reader root: the file is closed on disk
+	RecsQuery                    // reader -> matcher 0: the record count once the writers' epoch is complete
+	Recs                         // matcher 0 -> reader: the record count
+	Forget                       // writer root -> peer component: the session ended, drop its header if never taken
+	Verdict                      // replaying writer -> readers of its record: it matched its record and sent by it
+	DoneMultiple                 // reader -> matcher: done with the writer's multiple epoch (dtf_complete_multiple)
+	kindEnd                      // one past the last kind
 )
 
 var kindNames = [...]string{Header: "HEADER", WriteReqs: "WRITE_REQS", ReadReqs: "READ_REQS", Schedule: "SCHEDULE",
 	Expect: "EXPECT", EpochDone: "EPOCH_DONE", Closed: "FILE_CLOSED",
-	RecsQuery: "RECS_QUERY", Recs: "RECS", Forget: "FORGET", Verdict: "VERDICT"}
+	RecsQuery: "RECS_QUERY", Recs: "RECS", Forget: "FORGET", Verdict: "VERDICT", DoneMultiple: "DONE_MULTIPLE"}
 
 // String is the kind's name as the table in the package doc gives it.
 func (k Kind) String() string {
@@ -68,6 +69,7 @@ type Envelope struct {
 	Drain    []Tagged // Expect: recorded transfers pushed to a reader that did not replay them
 	Pushers  []int    // Expect of a fresh match: world ranks of the writers that pushed their records
 	Closed   []int    // EpochDone: world ranks of the readers that closed the session
+	Multiple bool     // WriteReqs: the writer's epoch serves several reader transfers (dtf_transfer_multiple); Expect: the reader's epoch is such an epoch
 }
 
 // Tagged is a scheduled transfer with the data tag both sides use for it.

@@ -17,6 +17,8 @@ func sampleEnvelopes() []*Envelope {
 			Missing: []matcher.Uncovered{{Reader: 0, Var: 2, ReadID: 7, Missing: []matcher.Box{box}}}, Writers: 300e6, Pushers: []int{4, 6}, Drain: []Tagged{{T: matcher.Transfer{Writer: 1, Reader: 2, Var: 3, ReadID: 4, Seq: 5, Box: box}, ID: 9, Peer: 6}}},
 		{Kind: EpochDone, Path: "a.nc", Epoch: 1, Err: "boom", Closed: []int{3}},
 		{Kind: Verdict, Path: "a.nc", Session: 1, Epoch: 3, NumRecs: 2, Sent: 14},
+		{Kind: WriteReqs, Path: "a.nc", Epoch: 1, Ranks: []int{0, 2}, Multiple: true},
+		{Kind: DoneMultiple, Path: "a.nc", Session: 2, Epoch: 1, Ranks: []int{1, 2}},
 	}
 }
 
