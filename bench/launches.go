@@ -55,6 +55,12 @@ func mergeStaging(ps []StagingPoint) StagingPoint {
 	}
 	out.HashSeconds = MergeLaunches(hs)
 	out.HashShare = ratio(out.HashSeconds.Median, out.Seconds[StageRPC].Median)
+	var ws []Summary
+	for _, p := range ps {
+		ws = append(ws, p.HashWait)
+	}
+	out.HashWait = MergeLaunches(ws)
+	out.HashWaitShare = ratio(out.HashWait.Median, out.Seconds[StageRPC].Median)
 	out.RPCvsTCP = ratio(out.Seconds[StageRawTCP].Median, out.Seconds[StageRPC].Median)
 	out.RPCvsCp = ratio(out.Seconds[StageCp].Median, out.Seconds[StageRPC].Median)
 	out.UCXvsRPC = map[string]float64{}

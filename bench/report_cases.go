@@ -23,6 +23,10 @@ const (
 	TargetUCXDTLvsRPC = 1.0
 	// TargetStage1MiBSeconds bounds the staging of a 1 MiB file.
 	TargetStage1MiBSeconds = 0.002
+	// TargetHashShare bounds the content hash's cost at 1 GiB as a share of the rpc
+	// staging time, read from the hash of the file alone: the cost were it not
+	// overlapped with the transfer at all.
+	TargetHashShare = 0.10
 )
 
 func writeReplay(w io.Writer, r *Results) {
@@ -75,7 +79,9 @@ func writeStaging(w io.Writer, r *Results) {
 	p("")
 	p("The dyad rows run with authentication on: the agents prove they hold the cluster token by")
 	p("challenge-response on every connection, every record is signed, and the consumer verifies the")
-	p("record's signature before and the content's SHA-256 after the transfer (inline, as bytes arrive).")
+	p("record's signature before the transfer, and the content's hash (BLAKE3-256, computed beside the")
+	p("transfer on a goroutine of its own as chunks arrive) and CRC-32C after it. Fetches from one owner")
+	p("reuse an authenticated connection (each connection authenticates once).")
 	p("")
 	p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
 	p("")
@@ -88,12 +94,16 @@ func writeStaging(w io.Writer, r *Results) {
 	p("")
 	p("Seconds per file, median (min–max):")
 	p("")
-	p("| Size | rpc DTL | raw TCP | cp | SHA-256 of the file | SHA-256 / rpc |")
-	p("|---:|---:|---:|---:|---:|---:|")
+	p("| Size | rpc DTL | raw TCP | cp | content hash of the file alone | hash alone / rpc | hash left after the last byte | left / rpc |")
+	p("|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range r.Staging {
-		p("| %s | %s | %s | %s | %s | %.3f |", mibLabel(s.MiB), s.Seconds[StageRPC].Format("%.4f"), s.Seconds[StageRawTCP].Format("%.4f"),
-			s.Seconds[StageCp].Format("%.4f"), s.HashSeconds.Format("%.4f"), s.HashShare)
+		p("| %s | %s | %s | %s | %s | %.3f | %s | %.3f |", mibLabel(s.MiB), s.Seconds[StageRPC].Format("%.4f"), s.Seconds[StageRawTCP].Format("%.4f"),
+			s.Seconds[StageCp].Format("%.4f"), s.HashSeconds.Format("%.4f"), s.HashShare, s.HashWait.Format("%.4f"), s.HashWaitShare)
 	}
+	p("")
+	p("The hash's cost to a staging lies between the last two ratios: \"hash alone\" is what it would")
+	p("cost if it did not overlap the transfer at all (the Targets table reads this one), \"left after")
+	p("the last byte\" is what the staging waited for it once every byte had arrived.")
 	p("")
 }
 
@@ -225,6 +235,12 @@ func targets(r *Results) []target {
 	}
 	for _, s := range r.Staging {
 		ts = append(ts, ge(CaseStaging, mibLabel(s.MiB), "rpc DTL / raw TCP", TargetStagingVsTCP, s.RPCvsTCP))
+	}
+	for _, s := range r.Staging {
+		if s.MiB == 1024 {
+			ts = append(ts, target{caseID: CaseStaging, size: "1 GiB", what: "content hash (alone) / rpc DTL staging time", want: fmt.Sprintf("< %.2f", TargetHashShare),
+				measured: fmt.Sprintf("%.3f (left after the last byte: %.3f)", s.HashShare, s.HashWaitShare), met: s.HashShare > 0 && s.HashShare < TargetHashShare, available: true})
+		}
 	}
 	for _, s := range r.Staging {
 		if s.MiB == 1 {

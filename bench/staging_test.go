@@ -24,6 +24,9 @@ func TestStaging(t *testing.T) {
 				t.Errorf("%d MiB, %s: %+v, want 2 positive rates", mib, sys, g)
 			}
 		}
+		if p.HashSeconds.N != 2 || p.HashSeconds.Min <= 0 || p.HashWait.N != 2 {
+			t.Errorf("%d MiB: content hash %+v, hash left after the last byte %+v, want 2 samples each", mib, p.HashSeconds, p.HashWait)
+		}
 		t.Logf("%d MiB: rpc %s, tcp %s, cp %s, ucx-sm %s, ucx-tcp %s GB/s", mib, p.GBps[StageRPC].Format("%.2f"),
 			p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"), p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"))
 	}

@@ -1,8 +1,8 @@
 package dyad_test
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"hash/crc32"
 	"net"
@@ -44,10 +44,10 @@ func TestInjectedRecordRefused(t *testing.T) {
 			c.Close()
 		}
 	}()
-	sum := sha256.Sum256(payload)
+	sum := contentHash(payload)
 	fake := func(rel string) *wire.Meta {
 		return &wire.Meta{Key: cons.client.Key(rel), Path: rel, Owner: l.Addr().String(), Node: "evil",
-			Size: int64(len(payload)), Version: 1, Checksum: crc32.Checksum(payload, dyad.Castagnoli), Hash: sum[:]}
+			Size: int64(len(payload)), Version: 1, Checksum: crc32.Checksum(payload, dyad.Castagnoli), Hash: sum}
 	}
 	cases := []struct {
 		name string
@@ -102,6 +102,9 @@ func TestTamperedContentRefused(t *testing.T) {
 	prod, cons := pair(t)
 	data := randBytes(64<<10, 52)
 	produce(t, prod, "t.bin", data)
+	if h := rawRecord(t, prod, "t.bin").Hash; !bytes.Equal(h, contentHash(data)) {
+		t.Fatalf("the record names hash %x, want the content's %x", h, contentHash(data))
+	}
 	// Swap the file under the producer for one of the same size, keeping the record.
 	other := randBytes(64<<10, 53)
 	if err := os.WriteFile(filepath.Join(prod.dir, "t.bin"), other, 0o644); err != nil {
@@ -135,10 +138,17 @@ func rawRecord(t *testing.T, n *node, rel string) *wire.Meta {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Sig) == 0 || len(m.Hash) != sha256.Size {
-		t.Fatalf("record of %s is not signed or names no SHA-256: %+v", rel, m)
+	if len(m.Sig) == 0 || len(m.Hash) != len(contentHash(nil)) {
+		t.Fatalf("record of %s is not signed or names no content hash: %+v", rel, m)
 	}
 	return m
+}
+
+// contentHash is the content hash that records name (BLAKE3-256) of b.
+func contentHash(b []byte) []byte {
+	h := agent.NewContentHash()
+	h.Write(b)
+	return h.Sum(nil)
 }
 
 func mustRead(t *testing.T, p string) []byte {

@@ -136,7 +136,7 @@ type Agent struct {
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
-	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths atomic.Int64
+	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths, hashWaitNs atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -318,6 +318,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"conns_accepted":     c.connsAccepted.Load(), "conns_evicted": c.connsEvicted.Load(),
 		"conns_refused": c.connsRefused.Load(), "accept_errors": c.acceptErrors.Load(),
 		"bad_signatures": c.badSignatures.Load(), "peer_auths": c.peerAuths.Load(),
+		"hash_wait_ns": c.hashWaitNs.Load(),
 	}
 }
 

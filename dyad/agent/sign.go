@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
+	"github.com/zeebo/blake3"
 )
 
 // ErrBadSignature is wrapped when a metadata record is not signed with the cluster key:
@@ -33,7 +34,9 @@ func metaMAC(key []byte, m *wire.Meta) []byte {
 	var b [8]byte
 	num := func(v uint64) { binary.BigEndian.PutUint64(b[:], v); h.Write(b[:]) }
 	str := func(s []byte) { num(uint64(len(s))); h.Write(s) }
-	h.Write([]byte("couplet-meta-v1"))
+	// v2: the record's Hash is BLAKE3-256 (v1 named SHA-256); the version is signed, so a
+	// record of one kind never verifies as the other.
+	h.Write([]byte("couplet-meta-v2"))
 	str([]byte(m.Key))
 	str([]byte(m.Path))
 	str([]byte(m.Owner))
@@ -57,14 +60,24 @@ func (a *Agent) verify(m *wire.Meta) error {
 	if !hmac.Equal(m.Sig, metaMAC(a.signKey, m)) {
 		return fmt.Errorf("%w: %q version %d (owner %s)", ErrBadSignature, m.Path, m.Version, m.Owner)
 	}
-	if len(m.Hash) != sha256.Size {
-		return fmt.Errorf("%w: %q version %d names no SHA-256", ErrBadSignature, m.Path, m.Version)
+	if len(m.Hash) != contentHashSize {
+		return fmt.Errorf("%w: %q version %d names no content hash", ErrBadSignature, m.Path, m.Version)
 	}
 	return nil
 }
 
-// newContentHash is the content hash records name: SHA-256 (SHA-NI makes it cheap).
-func newContentHash() hash.Hash { return sha256.New() }
+// newContentHash is the content hash records name: BLAKE3 with a 256-bit output. It is
+// a cryptographic hash (collision and second-preimage resistance at the 128-bit level,
+// as SHA-256's), and it runs at about twice the speed of SHA-256 with SHA-NI on these
+// machines (AVX-512), which is what lets a consumer verify a staging at wire speed.
+func newContentHash() hash.Hash { return blake3.New() }
+
+// contentHashSize is the length of the content hash a record names.
+const contentHashSize = 32
+
+// NewContentHash returns the hash that records name for a file's content (BLAKE3-256):
+// the one the owner's agent publishes and the consumer's agent checks.
+func NewContentHash() hash.Hash { return newContentHash() }
 
 // hashFile returns the content hash and size of f from its start.
 func hashFile(f *os.File) ([]byte, int64, error) {

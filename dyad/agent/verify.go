@@ -5,14 +5,14 @@ import (
 	"sync"
 
 	"github.com/couplet-hpc/couplet/dyad"
-	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
 // contentHasher checks a download on a goroutine of its own: the CRC-32C the record
 // publishes and the content hash it names, so that checking the bytes already received
 // overlaps receiving the next ones instead of adding to the staging time, and no second
 // pass over the file is needed. The receiver fills buffers it takes from the hasher and
-// hands them over with Write: no copy. At most hasherDepth buffers are in flight.
+// hands them over with Write: no copy. Buffers hold a piece of hashPiece bytes, so that
+// even a file of one chunk is checked while it arrives; at most hasherDepth are in flight.
 type contentHasher struct {
 	in     chan []byte
 	free   chan []byte
@@ -23,7 +23,10 @@ type contentHasher struct {
 	closed bool
 }
 
-const hasherDepth = 3
+const (
+	hashPiece   = 256 << 10
+	hasherDepth = 8
+)
 
 // chunkBufs recycles the hashers' buffers across downloads, so a small file does not
 // pay for allocating and zeroing its chunk buffers every time.
@@ -45,8 +48,8 @@ func newContentHasher() *contentHasher {
 	return c
 }
 
-// buffer returns a buffer of n bytes for the caller to fill and hand over with Write,
-// waiting for the hasher to give one back when hasherDepth are in flight.
+// buffer returns a buffer of n <= hashPiece bytes for the caller to fill and hand over
+// with Write, waiting for the hasher to give one back when hasherDepth are in flight.
 func (c *contentHasher) buffer(n int) []byte {
 	var b []byte
 	select {
@@ -74,9 +77,12 @@ func (c *contentHasher) Write(p []byte) { c.in <- p }
 // Copy queues a copy of p, for bytes that the caller must give back at once (a UCX
 // window slot that the producer refills once it is acknowledged).
 func (c *contentHasher) Copy(p []byte) {
-	b := c.buffer(len(p))
-	copy(b, p)
-	c.Write(b)
+	for len(p) > 0 {
+		b := c.buffer(min(len(p), hashPiece))
+		copy(b, p)
+		c.Write(b)
+		p = p[len(b):]
+	}
 }
 
 // Sum waits until every queued byte is checked and returns the CRC-32C and the
@@ -100,9 +106,7 @@ func (c *contentHasher) close() {
 		for {
 			select {
 			case b := <-c.free:
-				if cap(b) <= wire.MaxChunk {
-					chunkBufs.Put(&b)
-				}
+				chunkBufs.Put(&b)
 			default:
 				return
 			}

@@ -83,7 +83,7 @@ type Meta struct {
 	Checksum uint32 `msgpack:"c"`
 	// MTimeNs is the producer-side modification time in Unix nanoseconds.
 	MTimeNs int64 `msgpack:"t"`
-	// Hash is the SHA-256 of the file's bytes and Sig the owner agent's HMAC-SHA256 of
+	// Hash is the BLAKE3-256 of the file's bytes and Sig the owner agent's HMAC-SHA256 of
 	// the record under the cluster key. Both live in the KVS record only: agents strip
 	// them from what they tell local clients.
 	Hash []byte `msgpack:"h,omitempty"`
