@@ -152,6 +152,12 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 		return 0, err
 	}
 	size := st.Size()
+	// The gate's wrapper hides the connection's ReadFrom, and with it sendfile: io.Copy
+	// through it would read and write the file 32 KiB at a time through user space.
+	out := c
+	if g, ok := c.(*gated); ok {
+		out = g.Conn
+	}
 	if err := wire.Write(c, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: upath, Size: size}}); err != nil {
 		return 0, err
 	}
@@ -162,8 +168,8 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 		if err := wire.Write(c, &wire.Msg{Op: wire.OpChunk, N: n}); err != nil {
 			return sent, err
 		}
-		// io.CopyN from an *os.File to a TCP conn uses sendfile: no user-space copy.
-		w, err := io.CopyN(c, f, n)
+		// io.CopyN from an *os.File to the TCP conn itself uses sendfile: no user-space copy.
+		w, err := io.CopyN(out, f, n)
 		sent += w
 		if err != nil {
 			return sent, fmt.Errorf("after %d of %d bytes: %w", sent, size, err)
