@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/internal/mpilaunch"
+	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
 
 // ExchangeProg is the import path of the case-1 helper program.
@@ -19,17 +20,19 @@ const ExchangeProg = "github.com/couplet-hpc/couplet/bench/progs/exchange"
 // Exchange modes, as the helper names them.
 const (
 	ModeMPI     = "mpi"     // raw MPI subarray sends, the ideal exchange
-	ModeCoupled = "coupled" // couplet: pnetcdf on a coupled file + dtf.Transfer
+	ModeCoupled = "coupled" // couplet: pnetcdf on a coupled file + dtf.Transfer, over MPI (two copies)
+	ModeSingle  = "single"  // the same, single-copy reads between ranks of one node
 	ModeFile    = "file"    // real PnetCDF files: write, close, open, read
 )
 
 // ExchangeModes lists the modes in table order.
-var ExchangeModes = []string{ModeMPI, ModeCoupled, ModeFile}
+var ExchangeModes = []string{ModeMPI, ModeCoupled, ModeSingle, ModeFile}
 
 // ModeLabel names a mode in tables and legends.
 var ModeLabel = map[string]string{
 	ModeMPI:     "raw MPI (subarray send/recv)",
 	ModeCoupled: "couplet (pnetcdf + dtf.Transfer)",
+	ModeSingle:  "couplet, single copy on one node",
 	ModeFile:    "PnetCDF files (write+close+open+read)",
 }
 
@@ -75,6 +78,9 @@ type ExchangePoint struct {
 	// CoupledVsFile is coupled throughput / file throughput (target >= 2).
 	CoupledVsMPI  float64 `json:"coupled_vs_mpi"`
 	CoupledVsFile float64 `json:"coupled_vs_file"`
+	// SingleVsMPI is single-copy coupling throughput / raw MPI throughput
+	// (target >= 1.3 from 256 MiB).
+	SingleVsMPI float64 `json:"single_vs_mpi,omitempty"`
 }
 
 var exchRE = regexp.MustCompile(`EXCH mode=(\w+) rep=(\d+) bytes=(\d+) seconds=([0-9.eE+-]+) ok=1`)
@@ -110,6 +116,7 @@ func ParseExchange(out string, mib int64) (ExchangePoint, error) {
 			p.CoupledVsFile = f.Median / c.Median
 		}
 	}
+	p.SingleVsMPI = ratio(p.Seconds[ModeMPI].Median, p.Seconds[ModeSingle].Median)
 	return p, nil
 }
 
@@ -126,6 +133,9 @@ func ExchangeApps(bin, dir string, mib int64, reps int, modes, env []string) ([]
 	if len(modes) > 0 {
 		args = append(args, "-modes", strings.Join(modes, ","))
 	}
+	// The single-copy path is on for the launch; the helper turns it off in
+	// the rounds of the other modes.
+	env = append(append([]string{}, env...), mpitransport.SingleCopyEnv+"=1")
 	return []mpilaunch.App{{NP: Writers, Prog: bin, Args: args, Env: env}, {NP: Readers, Prog: bin, Args: args, Env: env}}, nil
 }
 

@@ -85,6 +85,10 @@ func istart[T Elem](buf []T, recv bool, start func(C.MPI_Datatype, C.int, *C.MPI
 	return q, nil
 }
 
+// Active reports whether the operation is still pending: started and not
+// yet completed by Wait, Test, Waitall, TestallFor or Cancel.
+func (q *Request) Active() bool { return q.active }
+
 // Wait blocks until the operation completes. For a receive the status
 // describes the message; for a send it is empty. Waiting on a completed
 // request returns its status again.

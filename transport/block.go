@@ -32,7 +32,12 @@ func (b Block) Bytes() int64 { return b.Elems() * int64(b.ElemSize) }
 // Validate checks that the block lies inside its buffer: matching
 // dimensions, non-negative starts and counts inside Shape, a buffer large
 // enough for Shape, and sizes that fit in int64.
-func (b Block) Validate() error {
+func (b Block) Validate() error { return b.ValidateLen(int64(len(b.Buf))) }
+
+// ValidateLen checks the block's layout as Validate does, for a buffer of n
+// bytes that need not be in this process (the remote side of a single-copy
+// read describes its buffer by address and length).
+func (b Block) ValidateLen(n int64) error {
 	nd := len(b.Shape)
 	if len(b.Start) != nd || len(b.Count) != nd {
 		return fmt.Errorf("transport: block has %d dims in shape, %d in start, %d in count", nd, len(b.Start), len(b.Count))
@@ -51,8 +56,8 @@ func (b Block) Validate() error {
 		}
 		total *= n
 	}
-	if int64(len(b.Buf)) < total {
-		return fmt.Errorf("transport: block buffer has %d bytes, shape %v of %d-byte elements needs %d", len(b.Buf), b.Shape, b.ElemSize, total)
+	if n < total {
+		return fmt.Errorf("transport: block buffer has %d bytes, shape %v of %d-byte elements needs %d", n, b.Shape, b.ElemSize, total)
 	}
 	return nil
 }

@@ -49,6 +49,14 @@ func ContiguousBytes(b Block) ([]byte, bool) {
 	return b.Buf[off : off+b.Bytes()], true
 }
 
+// EachRun calls fn, in C order, for every contiguous run of b's sub-block
+// with its byte offset in b.Buf and its length. Only the layout is read
+// (b.Buf may be nil), so it also walks a block of another process's buffer;
+// the caller validates the layout first.
+func EachRun(b Block, fn func(off, n int64)) {
+	walkRows(b, func(off, _, n int64) { fn(off, n) })
+}
+
 func checkCopy(b Block, n int, what string) error {
 	if err := b.Validate(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package mpitransport
 
 import (
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/couplet-hpc/couplet/mpi"
@@ -10,31 +11,121 @@ import (
 
 var _ transport.Driver = (*Transport)(nil)
 
+// Waits of Drive while only single-copy operations are outstanding: their
+// bytes need no MPI progress from this rank (the receiver copies, or a
+// descriptor or answer is on its way), so Drive sleeps between looks,
+// backing off from minSleep to maxSleep, and leaves the core to the ranks
+// that copy. With MPI data in flight as well, the C loop runs in slices of
+// singleSlice so that the single-copy operations move on in between.
+const (
+	minSleep    = 2 * time.Microsecond
+	maxSleep    = 100 * time.Microsecond
+	singleSlice = 100 * time.Microsecond
+)
+
 // Drive completes ps with mpi.TestallFor: Open MPI moves large messages
 // only inside MPI calls, and one C loop of MPI_Testall drives them for
 // about budget without a cgo round trip per poll, probing for watched
-// control messages between rounds. When all are complete
-// (or one failed) their datatypes are freed. Every element of ps must be a Pending this
-// transport returned; completed ones may appear again.
+// control messages between rounds. Single-copy operations advance between
+// those loops (a receive reads its block there), and while nothing but
+// them is outstanding Drive sleeps instead of polling. When all are
+// complete (or one failed) the datatypes are freed. Every element of ps
+// must be a Pending this transport returned; completed ones may appear
+// again.
 func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch int) (bool, error) {
-	reqs := make([]*mpi.Request, len(ps))
-	for i, p := range ps {
-		q, ok := p.(*pending)
-		if !ok {
-			return false, fmt.Errorf("mpitransport: Drive: operation %d is a %T, not one of this transport's", i, p)
-		}
-		reqs[i] = q.req
-	}
 	var w *mpi.Watch
 	if watch >= 0 {
 		w = &mpi.Watch{Comm: t.world, Tag: watch}
 	}
-	done, err := mpi.TestallFor(reqs, budget, w)
-	if done || err != nil {
-		// MPI keeps a freed type alive while operations still use it.
-		for _, p := range ps {
-			p.(*pending).free()
+	deadline := time.Now().Add(budget)
+	sleep := minSleep
+	var first error
+	note := func(err error) {
+		if err != nil && first == nil {
+			first = err
 		}
 	}
-	return done, err
+	for {
+		var reqs []*mpi.Request
+		var ready []*singleRecv
+		waiting := false // a single-copy operation waits on its peer
+		for i, p := range ps {
+			switch q := p.(type) {
+			case *pending:
+				if q.req.Active() {
+					reqs = append(reqs, q.req)
+				}
+			case singleOp:
+				done, bulk, err := q.advance()
+				note(err)
+				if r, ok := q.(*singleRecv); ok && r.ready() {
+					ready = append(ready, r)
+				} else if bulk != nil {
+					reqs = append(reqs, bulk)
+				} else if !done {
+					waiting = true
+				}
+			default:
+				return false, fmt.Errorf("mpitransport: Drive: operation %d is a %T, not one of this transport's", i, p)
+			}
+		}
+		if len(ready) > 0 {
+			readAll(ready)
+			continue // answer the senders, then look again
+		}
+		left := time.Until(deadline)
+		if len(reqs) > 0 {
+			slice := left
+			if waiting {
+				slice = min(slice, singleSlice)
+			}
+			done, err := mpi.TestallFor(reqs, slice, w)
+			if err != nil {
+				note(err)
+				freeAll(ps)
+				return done && !waiting, first
+			}
+			if done && !waiting {
+				freeAll(ps)
+				return true, first
+			}
+			if done {
+				continue // the single-copy operations may move on now
+			}
+			if !waiting || left <= slice || t.watched(w) {
+				return false, first
+			}
+			continue
+		}
+		if !waiting {
+			freeAll(ps)
+			return true, first
+		}
+		if left <= 0 || t.watched(w) {
+			return false, first
+		}
+		ts := syscall.NsecToTimespec(min(sleep, left).Nanoseconds())
+		syscall.Nanosleep(&ts, nil)
+		sleep = min(2*sleep, maxSleep)
+	}
+}
+
+// watched reports whether a message of the watch is waiting (a failed
+// probe counts, so that the caller looks).
+func (t *Transport) watched(w *mpi.Watch) bool {
+	if w == nil {
+		return false
+	}
+	_, ok, err := mpi.Poll(w.Comm, mpi.AnySource, w.Tag)
+	return ok || err != nil
+}
+
+// freeAll frees the datatypes of ps's MPI operations: MPI keeps a freed
+// type alive while operations still use it.
+func freeAll(ps []transport.Pending) {
+	for _, p := range ps {
+		if q, ok := p.(*pending); ok {
+			q.free()
+		}
+	}
 }

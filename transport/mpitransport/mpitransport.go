@@ -2,10 +2,21 @@
 // mpirun: ranks are MPI_COMM_WORLD ranks, control messages are MPI
 // point-to-point messages on a private duplicate of the world, and blocks
 // move with subarray datatypes straight from and into the caller's buffers.
+//
+// Between two ranks of one node that turn it on (SingleCopyEnv), a block of
+// at least MinSingleCopy bytes moves with one copy instead of MPI's two
+// (into shared memory and out):
+// the sender sends a descriptor of its block (package cma), the receiver
+// reads the block straight from the sender's memory into its own with
+// process_vm_readv and answers, and the sender then releases its buffer.
+// Join checks with a probe read which pairs the kernel lets do this; the
+// others, and any read the kernel refuses later, use the MPI path. A
+// receiver reads large blocks in pieces on several threads at once.
 package mpitransport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,6 +30,7 @@ type Transport struct {
 	comps   [][]int
 	tagUB   int
 	timeout time.Duration
+	sc      singleCopy
 }
 
 var _ transport.Transport = (*Transport)(nil)
@@ -39,6 +51,10 @@ func init() {
 // over the world, and every component must have at least one rank. Close
 // waits at most timeout for the other ranks.
 func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
+	enabled, err := enabledByEnv()
+	if err != nil {
+		return nil, err
+	}
 	world, err := mpi.World().Dup()
 	if err != nil {
 		return nil, err
@@ -65,6 +81,9 @@ func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
 		if len(rs) == 0 {
 			return nil, fmt.Errorf("mpitransport: component %d has no ranks in this mpirun (world size %d)", c, world.Size())
 		}
+	}
+	if err := t.joinSingleCopy(enabled); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -143,16 +162,39 @@ func subarray(b transport.Block) (*mpi.Datatype, error) {
 	return mpi.NewSubarray(b.ElemSize, b.Shape, b.Count, b.Start)
 }
 
-// SendBlock sends b's sub-block in place: as plain bytes when it is one run
-// of b.Buf, else with a subarray datatype.
+// SendBlock sends b's sub-block in place: by a single-copy read of the
+// receiver on this node, else as plain bytes when it is one run of b.Buf,
+// else with a subarray datatype.
 func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if single(t.sc.by, to, b) {
+		return t.sendSingle(to, tag, b)
+	}
+	return t.sendTwoCopy(to, tag, b)
+}
+
+// RecvBlock receives a sub-block in place, as SendBlock sends it.
+func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if single(t.sc.from, from, b) {
+		return t.recvSingle(from, tag, b)
+	}
+	return t.recvTwoCopy(from, tag, b)
+}
+
+// sendTwoCopy sends b's sub-block by MPI.
+func (t *Transport) sendTwoCopy(to, tag int, b transport.Block) (transport.Pending, error) {
 	return startBlock(b,
 		func(run []byte) (*mpi.Request, error) { return mpi.Isend(t.world, run, to, tag) },
 		func(dt *mpi.Datatype) (*mpi.Request, error) { return mpi.IsendType(t.world, b.Buf, dt, to, tag) })
 }
 
-// RecvBlock receives a sub-block in place, as SendBlock sends it.
-func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
+// recvTwoCopy receives a sub-block by MPI.
+func (t *Transport) recvTwoCopy(from, tag int, b transport.Block) (transport.Pending, error) {
 	return startBlock(b,
 		func(run []byte) (*mpi.Request, error) { return mpi.Irecv(t.world, run, from, tag) },
 		func(dt *mpi.Datatype) (*mpi.Request, error) { return mpi.IrecvType(t.world, b.Buf, dt, from, tag) })
@@ -196,5 +238,5 @@ func (t *Transport) Close() error {
 	if _, err := q.WaitTimeout(t.timeout); err != nil {
 		return fmt.Errorf("mpitransport: not every rank reached the final barrier within %v (a peer died?): %w", t.timeout, err)
 	}
-	return t.world.Free()
+	return errors.Join(t.sc.desc.Free(), t.sc.ack.Free(), t.world.Free())
 }

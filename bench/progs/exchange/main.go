@@ -10,7 +10,10 @@
 //     receives straight into its array (the ideal exchange);
 //   - coupled: pnetcdf PutVaraAll on a coupled file plus dtf.Transfer on the
 //     writers, IGetVara plus dtf.Transfer on the readers, one epoch per round
-//     of a single session (an untimed warm-up epoch first);
+//     of a single session (an untimed warm-up epoch first), with the MPI
+//     transport's single-copy path off: MPI's two copies, as between nodes;
+//   - single: the same epochs of the same session with the single-copy path
+//     on (readers copy straight from the writers' memory);
 //   - file: real PnetCDF files on local disk: writers create, PutVaraAll and
 //     close; readers open, GetVaraAll and close; timed end to end.
 //
@@ -30,6 +33,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/dtf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
@@ -37,6 +43,7 @@ import (
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
 	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
+	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
 
 func init() { runtime.LockOSThread() }
@@ -46,8 +53,8 @@ var (
 	dir     = flag.String("dir", os.TempDir(), "directory for the coupled file name and the real files")
 	mib     = flag.Int64("mib", 64, "total array size in MiB (a multiple of 2)")
 	reps    = flag.Int("reps", 5, "timed rounds per mode (after one untimed warm-up round)")
-	modes   = flag.String("modes", "mpi,coupled,file", "modes to measure, comma-separated")
-	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin")
+	modes   = flag.String("modes", "mpi,coupled,single,file", "modes to measure, comma-separated")
+	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin (two copies, as -modes coupled)")
 	nwFlag  = flag.Int("writers", 4, "with -alone: ranks of component w")
 	nrFlag  = flag.Int("readers", 2, "with -alone: ranks of component r")
 )
@@ -92,6 +99,7 @@ func main() {
 func body(world mpi.Comm) error {
 	c := dtf.Comm()
 	r := &run{writer: dtf.ComponentName() == "w", comm: c, world: world, rank: c.Rank(), size: c.Size()}
+	var err error
 	if *mib < 2 || *mib%2 != 0 {
 		return fmt.Errorf("-mib %d: want an even number >= 2", *mib)
 	}
@@ -122,22 +130,24 @@ func body(world mpi.Comm) error {
 		r.start = []int64{int64(r.rank) * dz, 0, 0}
 		r.count = []int64{dz, side, side}
 	}
-	r.buf = make([]float64, r.count[0]*r.count[1]*r.count[2])
+	if r.buf, err = hugeFloats(r.count[0] * r.count[1] * r.count[2]); err != nil {
+		return err
+	}
 	clear(r.buf) // touch every page before any timing
 
 	if *alone {
 		return r.aloneRounds()
 	}
-	measures := map[string]func(*run) error{"mpi": (*run).mpiRound, "coupled": (*run).coupledRound, "file": (*run).fileRound,
-		"mpi-poll": (*run).mpiPollRound}
+	measures := map[string]func(*run) error{"mpi": (*run).mpiRound, "coupled": (*run).coupledRound, "single": (*run).coupledRound,
+		"file": (*run).fileRound, "mpi-poll": (*run).mpiPollRound}
 	var order []string
 	for _, m := range strings.Split(*modes, ",") {
 		if _, ok := measures[m]; !ok {
-			return fmt.Errorf("unknown mode %q (want mpi, coupled, file, mpi-poll)", m)
+			return fmt.Errorf("unknown mode %q (want mpi, coupled, single, file, mpi-poll)", m)
 		}
 		order = append(order, m)
 	}
-	if contains(order, "coupled") {
+	if contains(order, "coupled") || contains(order, "single") {
 		var err error
 		if r.cf, err = r.openCoupled(); err != nil {
 			return err
@@ -152,6 +162,8 @@ func body(world mpi.Comm) error {
 			if r.writer {
 				r.fill()
 			}
+			// Every rank switches before the barrier, with no block in flight.
+			mpitransport.SetSingleCopy(m == "single")
 			if err := mpi.Barrier(world); err != nil {
 				return err
 			}
@@ -187,6 +199,24 @@ func body(world mpi.Comm) error {
 		return r.cf.Close()
 	}
 	return nil
+}
+
+// hugeFloats returns n float64 in memory of its own that the kernel backs
+// with transparent huge pages where it can (madvise before the first
+// touch), as HPC codes commonly allocate large arrays: a cross-memory read
+// pins the source pages one by one, which costs more than the copy with
+// 4 KiB pages. Every mode uses the same arrays.
+func hugeFloats(n int64) ([]float64, error) {
+	const huge = 2 << 20
+	size := int(n*8) + huge
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %d bytes: %w", size, err)
+	}
+	off := (huge - int(uintptr(unsafe.Pointer(&mem[0])))%huge) % huge
+	mem = mem[off : off+int(n*8)]
+	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
+	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
 }
 
 func contains(s []string, x string) bool {
@@ -394,6 +424,7 @@ func (r *run) fileRound() error {
 // of the two components: from the moment both are in the round until both
 // are done, the twin of the world-barrier timing of case 1.
 func (r *run) aloneRounds() error {
+	mpitransport.SetSingleCopy(false)
 	var err error
 	if r.cf, err = r.openCoupled(); err != nil {
 		return err

@@ -1,11 +1,21 @@
 // Command testprog is the multi-rank helper of the mpitransport tests: two
 // ranks exchange contiguous and strided sub-blocks of a 3-D float64 array
-// and complete them with Drive, checking every element.
+// and complete them with Drive, checking every element. At the end each rank
+// prints how its blocks moved:
+//
+//	single rank 0 readfrom=1 readby=1 reads=32 refused=0
+//
+// With -undumpable before|after a rank makes itself non-dumpable (before or
+// after Join): under a launcher that drops CAP_SYS_PTRACE, the kernel then
+// refuses the peer's single-copy reads.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/mpi"
@@ -28,7 +38,10 @@ func must(err error, what string) {
 	}
 }
 
+var undumpable = flag.String("undumpable", "", "before|after: make this process non-dumpable before or after Join")
+
 func main() {
+	flag.Parse()
 	if err := mpi.Init(); err != nil {
 		mpitest.Fatal(-1, "Init: %v", err)
 	}
@@ -36,8 +49,15 @@ func main() {
 	if n := mpi.World().Size(); n != 2 {
 		fatalf("needs 2 ranks, got %d", n)
 	}
+	if *undumpable == "before" {
+		must(unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl")
+	}
 	t, err := mpitransport.Join(0, 1, 20*time.Second)
 	must(err, "Join")
+	if *undumpable == "after" {
+		must(unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl")
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
 	if _, ok := any(t).(transport.Driver); !ok {
 		fatalf("mpitransport.Transport is not a transport.Driver")
 	}
@@ -54,6 +74,8 @@ func main() {
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
 	foreign(t)
+	st := t.SingleCopy()
+	fmt.Printf("single rank %d readfrom=%d readby=%d reads=%d refused=%d\n", rank, st.ReadFrom, st.ReadBy, st.Reads, st.Refused)
 	must(t.Close(), "Close")
 	must(mpi.Finalize(), "Finalize")
 	if !mpitest.Failed() {
@@ -136,6 +158,17 @@ func incomplete(t *mpitransport.Transport) {
 		failf("Drive budget 0 on an unmatched receive: %v, %v", done, err)
 	}
 	must(orphan.Cancel(), "Cancel")
+	// A receive large enough for the single-copy path that nobody sends.
+	big := make([]float64, mpitransport.MinSingleCopy/8)
+	orphan2, err := t.RecvBlock(peer, 998, drivecheck.Block(big, []int64{int64(len(big))}, drivecheck.Box{Start: []int64{0}, Count: []int64{int64(len(big))}}))
+	must(err, "RecvBlock")
+	if done, err := t.Drive([]transport.Pending{orphan2}, time.Millisecond, -1); done || err != nil {
+		failf("Drive on an unmatched large receive: %v, %v", done, err)
+	}
+	must(orphan2.Cancel(), "Cancel")
+	if done, _ := orphan2.Test(); !done {
+		failf("Test of a canceled receive: not done")
+	}
 	if done, err := t.Drive([]transport.Pending{r, s}, driveDeadline, -1); !done || err != nil {
 		failf("Drive on the matched pair: %v, %v", done, err)
 	}

@@ -1,0 +1,159 @@
+package cma
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/transport"
+	"golang.org/x/sys/unix"
+)
+
+// ErrRefused wraps the kernel's refusal to let this process read another's
+// memory: the caller moves the block another way.
+var ErrRefused = errors.New("cma: the kernel refused cross-memory access")
+
+// maxIov is the most iovecs one process_vm_readv call takes on each side
+// (IOV_MAX).
+const maxIov = 1024
+
+// Read copies the block that d describes from the owner's memory into dst's
+// sub-block. The two blocks must hold the same number of bytes; their row
+// layouts may differ. A refusal by the kernel is ErrRefused.
+func Read(d Desc, dst transport.Block) error { return ReadRange(d, dst, 0, dst.Bytes()) }
+
+// ReadRange copies bytes [off, off+n) of the block that d describes, in C
+// order, into the same bytes of dst's sub-block, as Read does for the whole
+// block. Disjoint ranges may be read at once from several goroutines.
+func ReadRange(d Desc, dst transport.Block, off, n int64) error {
+	if err := dst.Validate(); err != nil {
+		return err
+	}
+	if d.Bytes() != dst.Bytes() {
+		return fmt.Errorf("cma: the owner's block has %d bytes, the destination %d (the blocks differ in size)", d.Bytes(), dst.Bytes())
+	}
+	if off < 0 || n < 0 || off > dst.Bytes()-n {
+		return fmt.Errorf("cma: range [%d, +%d) outside the %d-byte block", off, n, dst.Bytes())
+	}
+	if n == 0 {
+		return nil
+	}
+	remote := window(d.block(), int64(d.Addr), off, n) // addresses in the owner
+	local := window(dst, 0, off, n)                    // offsets in dst.Buf
+	b := batcher{pid: d.Pid, buf: dst.Buf}
+	// Walk both run lists in step: each piece is the overlap of the current
+	// local and remote runs; pieces that continue the previous iovec on a
+	// side extend it.
+	li, ri := 0, 0
+	var lo, ro int64 // bytes consumed of local[li], remote[ri]
+	for li < len(local) {
+		n := min(local[li].n-lo, remote[ri].n-ro)
+		if err := b.add(local[li].addr+lo, remote[ri].addr+ro, n); err != nil {
+			return err
+		}
+		lo += n
+		ro += n
+		if lo == local[li].n {
+			li, lo = li+1, 0
+		}
+		if ro == remote[ri].n && ri+1 < len(remote) {
+			ri, ro = ri+1, 0
+		}
+	}
+	return b.flush()
+}
+
+// window returns the runs of b's sub-block that hold its stream bytes
+// [off, off+n), each at base plus its offset in b.Buf.
+func window(b transport.Block, base, off, n int64) []run {
+	var rs []run
+	var pos int64 // stream position of the run's start
+	transport.EachRun(b, func(o, k int64) {
+		lo, hi := max(pos, off), min(pos+k, off+n)
+		if lo < hi {
+			rs = append(rs, run{base + o + lo - pos, hi - lo})
+		}
+		pos += k
+	})
+	return rs
+}
+
+// run is a contiguous range of memory.
+type run struct{ addr, n int64 }
+
+func (r run) end() int64 { return r.addr + r.n }
+
+// batcher gathers iovec pairs and reads them in calls of at most maxIov
+// iovecs per side. Local runs are offsets in buf, remote runs addresses in
+// the owner.
+type batcher struct {
+	pid    int
+	buf    []byte
+	local  []run
+	remote []run
+}
+
+func (b *batcher) add(l, r, n int64) error {
+	lext := len(b.local) > 0 && b.local[len(b.local)-1].end() == l
+	rext := len(b.remote) > 0 && b.remote[len(b.remote)-1].end() == r
+	if (!lext && len(b.local) == maxIov) || (!rext && len(b.remote) == maxIov) {
+		if err := b.flush(); err != nil {
+			return err
+		}
+		lext, rext = false, false
+	}
+	if lext {
+		b.local[len(b.local)-1].n += n
+	} else {
+		b.local = append(b.local, run{l, n})
+	}
+	if rext {
+		b.remote[len(b.remote)-1].n += n
+	} else {
+		b.remote = append(b.remote, run{r, n})
+	}
+	return nil
+}
+
+// flush reads the gathered pieces, retrying after a short read.
+func (b *batcher) flush() error {
+	if len(b.local) == 0 {
+		return nil
+	}
+	local, remote := b.local, b.remote
+	for len(local) > 0 {
+		liov := make([]unix.Iovec, len(local))
+		for i, r := range local {
+			liov[i].Base = &b.buf[r.addr]
+			liov[i].SetLen(int(r.n))
+		}
+		riov := make([]unix.RemoteIovec, len(remote))
+		for i, r := range remote {
+			riov[i] = unix.RemoteIovec{Base: uintptr(r.addr), Len: int(r.n)}
+		}
+		n, err := unix.ProcessVMReadv(b.pid, liov, riov, 0)
+		if err != nil {
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("%w: process_vm_readv from pid %d: %v", ErrRefused, b.pid, err)
+			}
+			return fmt.Errorf("cma: process_vm_readv from pid %d: %w", b.pid, err)
+		}
+		if n <= 0 {
+			return fmt.Errorf("cma: process_vm_readv from pid %d read nothing", b.pid)
+		}
+		local, remote = skip(local, int64(n)), skip(remote, int64(n))
+	}
+	b.local, b.remote = b.local[:0], b.remote[:0]
+	return nil
+}
+
+// skip drops the first n bytes of rs.
+func skip(rs []run, n int64) []run {
+	for len(rs) > 0 && n >= rs[0].n {
+		n -= rs[0].n
+		rs = rs[1:]
+	}
+	if n > 0 {
+		rs = append([]run{{rs[0].addr + n, rs[0].n - n}}, rs[1:]...)
+	}
+	return rs
+}
