@@ -24,8 +24,8 @@ type contentHasher struct {
 }
 
 const (
-	hashPiece   = 256 << 10
-	hasherDepth = 8
+	hashPiece   = 128 << 10
+	hasherDepth = 16
 )
 
 // chunkBufs recycles the hashers' buffers across downloads, so a small file does not
