@@ -230,7 +230,7 @@ func TestPathConfinement(t *testing.T) {
 	}
 	logs := prod.log.String()
 	for _, p := range bad[:6] {
-		if !strings.Contains(logs, "rejected fetch of \""+p+"\"") {
+		if !strings.Contains(logs, "level=ERROR msg=\"rejected fetch\" path="+p+" ") {
 			t.Errorf("rejection of %q not logged; log:\n%s", p, logs)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -101,13 +102,16 @@ type Options struct {
 
 // Agent is a running agent.
 type Agent struct {
-	opts    Options
-	root    *os.Root
-	tcp     net.Listener
-	unix    net.Listener
-	sock    *localSocket
-	kv      kvs.KV
-	etcd    *embedded.Server
+	opts Options
+	root *os.Root
+	tcp  net.Listener
+	unix net.Listener
+	sock *localSocket
+	kv   kvs.KV
+	etcd *embedded.Server
+	// log is the agent's structured log; info and errs feed it at info and error
+	// level for the messages that are plain text.
+	log     *slog.Logger
 	info    *log.Logger
 	errs    *log.Logger
 	logs    []io.Closer
@@ -254,38 +258,6 @@ func (a *Agent) start() error {
 	go a.accept(a.unix, a.serveLocal)
 	a.info.Printf("agent up: serving on %s (fetching over %s), socket %s, producer dir %s, kvs %s",
 		o.Advertise, a.dtl, o.Socket, o.ProducerDir, a.KVSEndpoint())
-	return nil
-}
-
-func (a *Agent) openLogs() error {
-	open := func(p string, def io.Writer) (io.Writer, error) {
-		if a.opts.LogWriter != nil {
-			return a.opts.LogWriter, nil
-		}
-		if p == "" {
-			return def, nil
-		}
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("agent: log file: %w", err)
-		}
-		a.logs = append(a.logs, f)
-		return f, nil
-	}
-	infoDef := io.Discard
-	if a.opts.Debug {
-		infoDef = os.Stderr
-	}
-	iw, err := open(a.opts.InfoLog, infoDef)
-	if err != nil {
-		return err
-	}
-	ew, err := open(a.opts.ErrorLog, os.Stderr)
-	if err != nil {
-		return err
-	}
-	a.info = log.New(iw, "agent: ", log.LstdFlags|log.Lmicroseconds)
-	a.errs = log.New(ew, "agent: error: ", log.LstdFlags|log.Lmicroseconds)
 	return nil
 }
 

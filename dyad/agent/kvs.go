@@ -39,10 +39,9 @@ func (a *Agent) openKVS() error {
 			return fmt.Errorf("agent: %w", err)
 		}
 	}
-	ec := embedded.Config{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer, Cluster: a.opts.ClusterDir}
-	if a.opts.Debug {
-		ec.LogLevel = "warn"
-	}
+	// etcd's warnings and errors go into the agent's log, marked component=etcd.
+	ec := embedded.Config{Dir: a.opts.EtcdDir, ClientAddr: a.opts.EtcdClient, PeerAddr: a.opts.EtcdPeer, Cluster: a.opts.ClusterDir,
+		Logger: a.log, LogLevel: "warn"}
 	e, err := embedded.Start(ec)
 	if err != nil {
 		return fmt.Errorf("agent: %w", err)

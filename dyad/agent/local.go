@@ -37,11 +37,11 @@ func (a *Agent) serveLocal(c *gated) {
 	c.authed()
 	c.SetReadDeadline(time.Time{})
 	if a.opts.Debug {
-		a.info.Printf("local %v ns=%q key=%q", m.Op, m.NS, m.Key)
+		a.log.Debug("local request", "op", m.Op.String(), "ns", m.NS, "path", pathOrKey(m))
 	}
 	if err := a.handleLocal(c, m); err != nil {
 		if a.ctx.Err() == nil {
-			a.errs.Printf("local %v %q: %v", m.Op, m.Key, err)
+			a.log.Error("local request failed", "op", m.Op.String(), "path", pathOrKey(m), "err", err)
 		}
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
 	}

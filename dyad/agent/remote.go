@@ -74,18 +74,8 @@ func (a *Agent) serveFetch(c *gated, m *wire.Msg) bool {
 		a.errs.Printf("fetch %q for %s: %v", m.Path, c.RemoteAddr(), err)
 		return false
 	}
-	a.info.Printf("served %q to %s: %s", m.Path, c.RemoteAddr(), rate(n, time.Since(start)))
+	a.log.Info("served", append(transferAttrs(m.Path, n, time.Since(start)), "to", c.RemoteAddr().String(), "op", m.Op.String())...)
 	return true
-}
-
-// rate says how many bytes moved in how long, and how fast.
-func rate(n int64, d time.Duration) string {
-	s := d.Seconds()
-	mibs := 0.0
-	if s > 0 {
-		mibs = float64(n) / (1 << 20) / s
-	}
-	return fmt.Sprintf("%d bytes in %.3f s (%.1f MiB/s)", n, s, mibs)
 }
 
 // served counts a fetch of n bytes as served. The senders call it just before their
@@ -137,7 +127,7 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 	f, err := a.openConfined(upath)
 	if err != nil {
 		a.ctr.rejected.Add(1)
-		a.errs.Printf("rejected fetch of %q from %s: %v", upath, c.RemoteAddr(), err)
+		a.log.Error("rejected fetch", "path", upath, "from", c.RemoteAddr().String(), "err", err)
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("rejected %q: %v", upath, err)})
 		return 0, errRejected
 	}

@@ -63,10 +63,13 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 		if err := a.checkRoom(filepath.Dir(dest), meta.Size); err != nil {
 			return fmt.Errorf("refused %q version %d: %w", meta.Path, meta.Version, err)
 		}
+		start := time.Now()
 		n, err := a.fetchDTL(ctx, dtl, meta, dest)
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
 		}
+		a.log.Info("staged", append(transferAttrs(meta.Path, n, time.Since(start)),
+			"version", meta.Version, "from", meta.Owner, "dtl", string(dtl))...)
 		b, err := wire.EncodeMeta(clientMeta(meta))
 		if err != nil {
 			return err

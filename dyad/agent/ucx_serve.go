@@ -35,7 +35,7 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 	f, err := a.openConfined(m.Path)
 	if err != nil {
 		a.ctr.rejected.Add(1)
-		a.errs.Printf("rejected fetch of %q from %s: %v", m.Path, c.RemoteAddr(), err)
+		a.log.Error("rejected fetch", "path", m.Path, "from", c.RemoteAddr().String(), "err", err)
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("rejected %q: %v", m.Path, err)})
 		return 0, errRejected
 	}

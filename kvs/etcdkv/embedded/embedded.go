@@ -6,6 +6,7 @@ package embedded
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // Config configures an embedded single-node etcd server.
@@ -28,6 +31,9 @@ type Config struct {
 	// LogLevel is etcd's log level (default "fatal": etcd reports routine shutdown
 	// noise at error level; startup failures still come back as errors).
 	LogLevel string
+	// Logger, when set, receives etcd's records at LogLevel and above (default "warn"
+	// then), marked component=etcd, in place of etcd's JSON lines on stderr.
+	Logger *slog.Logger
 	// StartTimeout bounds how long to wait for the server to be ready (default 20 s).
 	StartTimeout time.Duration
 	// Cluster, when set, is a cluster directory (kvs/etcdkv/pki): the server then speaks
@@ -40,6 +46,7 @@ type Config struct {
 type Server struct {
 	e        *embed.Etcd
 	endpoint string
+	core     *slogCore
 }
 
 // Start starts an embedded etcd server tuned for a fast start
@@ -94,8 +101,22 @@ func Start(c Config) (*Server, error) {
 	cfg.LogLevel = c.LogLevel
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "fatal"
+		if c.Logger != nil {
+			cfg.LogLevel = "warn"
+		}
 	}
 	cfg.LogOutputs = []string{"stderr"}
+	var core *slogCore
+	if c.Logger != nil {
+		var lvl zapcore.Level
+		if err := lvl.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+			return nil, fmt.Errorf("etcd embedded: log level %q: %w", cfg.LogLevel, err)
+		}
+		core = newSlogCore(c.Logger.Handler(), lvl)
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(core))
+	}
+	// Warn of slow requests only (etcd's flag default; the zero value warns of all).
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd embedded: start embedded etcd in %s: %w", c.Dir, err)
@@ -110,7 +131,7 @@ func Start(c Config) (*Server, error) {
 		e.Close()
 		return nil, fmt.Errorf("etcd embedded: embedded etcd not ready within %v", c.StartTimeout)
 	}
-	return &Server{e: e, endpoint: c.ClientAddr}, nil
+	return &Server{e: e, endpoint: c.ClientAddr, core: core}, nil
 }
 
 // Endpoint returns the client address ("host:port") to Dial.
@@ -118,6 +139,9 @@ func (m *Server) Endpoint() string { return m.endpoint }
 
 // Close stops the server.
 func (m *Server) Close() error {
+	if m.core != nil {
+		m.core.closing.Store(true)
+	}
 	m.e.Close()
 	return nil
 }
