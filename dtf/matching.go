@@ -45,6 +45,7 @@ type mepoch struct {
 	// writes), whether they all do (wReplay, known once every writer is
 	// in), whether to record, under which key, and the record being built.
 	replayed []int
+	unpushed map[int][]int // replaying writer group rank -> world ranks of readers it pushed nothing to
 	wReplay  bool
 	record   bool
 	key      replay.Key
@@ -128,6 +129,12 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 		ep.record = m.Record
 		if m.Replay {
 			ep.replayed = append(ep.replayed, rank)
+			if len(m.Closed) > 0 {
+				if ep.unpushed == nil {
+					ep.unpushed = map[int][]int{}
+				}
+				ep.unpushed[rank] = m.Closed
+			}
 		}
 		ep.key = replay.Key{Section: m.Section, Slot: e.slotOf(m.Section, m.Session), Epoch: m.Epoch, Round: -1}
 		if ep.fromWriters == mf.nWriters {
@@ -211,9 +218,10 @@ func (mf *mfile) pushers(ep *mepoch) []int {
 	return out
 }
 
-// drains takes back what was pushed to a reader that asks afresh for a
-// recorded round, or, at its last round, for rounds it never asked for.
-func (ep *mepoch) drains(rk roundKey, last bool) []tagged {
+// drains takes back what was pushed to a reader (world rank to) that asks
+// afresh for a recorded round, or, at its last round, for rounds it never
+// asked for. Writers that knew the reader had closed pushed it nothing.
+func (ep *mepoch) drains(rk roundKey, to int, last bool) []tagged {
 	if ep.old == nil || len(ep.replayed) == 0 {
 		return nil
 	}
@@ -224,7 +232,7 @@ func (ep *mepoch) drains(rk roundKey, last bool) []tagged {
 		}
 		ep.taken[k] = true
 		for _, t := range r.sched {
-			if ep.wReplay || slices.Contains(ep.replayed, t.T.Writer) {
+			if (ep.wReplay || slices.Contains(ep.replayed, t.T.Writer)) && !slices.Contains(ep.unpushed[t.T.Writer], to) {
 				out = append(out, t)
 			}
 		}
@@ -271,13 +279,13 @@ func (e *engine) serveRound(mf *mfile, ep *mepoch, m *envelope) error {
 				return nil
 			}
 			reply.Replay = true
-			reply.Drain = ep.drains(rk, last)
+			reply.Drain = ep.drains(rk, m.From, last)
 			return e.send(m.From, reply)
 		}
 		reads = rr.reads
 		reply.Pushers = mf.pushers(ep)
 	}
-	reply.Drain = ep.drains(rk, last)
+	reply.Drain = ep.drains(rk, m.From, last)
 	start := time.Now()
 	s, err := matcher.Match(ep.writes, reads)
 	ep.matchTime += time.Since(start)

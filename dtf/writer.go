@@ -3,6 +3,7 @@ package dtf
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
@@ -204,10 +205,18 @@ func (f *File) endWriterEpoch(closing, multiple bool) error {
 			per[pc.Matcher] = append(per[pc.Matcher], matcher.Write{Rank: f.me, Var: p.varid, Seq: p.id, Box: pc.Box})
 		}
 	}
+	// A replaying writer pushes nothing to readers it knows closed the
+	// session (see pushRecord), and says which: a matcher may hear of a
+	// reader's close before this writer did, and must not have that reader
+	// drain pushes that never come.
+	var unpushed []int
+	if hit {
+		unpushed = slices.Sorted(maps.Keys(f.gone))
+	}
 	for m := 0; m < M; m++ {
 		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
 			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO && !multiple, Sent: start.UnixNano(), Multiple: multiple}
+			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO && !multiple, Sent: start.UnixNano(), Multiple: multiple, Closed: unpushed}
 		if err := e.send(f.world[m], msg); err != nil {
 			return err
 		}

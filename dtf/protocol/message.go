@@ -68,7 +68,7 @@ type Envelope struct {
 	Settle   bool     // a reader's last round: it recorded later rounds, so it waits for drains
 	Drain    []Tagged // Expect: recorded transfers pushed to a reader that did not replay them
 	Pushers  []int    // Expect of a fresh match: world ranks of the writers that pushed their records
-	Closed   []int    // EpochDone: world ranks of the readers that closed the session
+	Closed   []int    // EpochDone: world ranks of the readers that closed the session; WriteReqs of a replaying writer: those it pushed nothing to
 	Multiple bool     // WriteReqs: the writer's epoch serves several reader transfers (dtf_transfer_multiple); Expect: the reader's epoch is such an epoch
 }
 
