@@ -87,6 +87,7 @@ func TestFortranSeparateLaunches(t *testing.T) {
 				t.Fatalf("%s: %v\n%s", apps[i].Args[0], r.Err, r.Output)
 			}
 		}
+		mpitest.NoUCXWarnings(t, res...)
 		expectVerified(t, res[0].Output, "verified 60 values", 2)
 	})
 	t.Run("dtf", func(t *testing.T) {
@@ -104,6 +105,7 @@ func TestFortranSeparateLaunches(t *testing.T) {
 				t.Fatalf("%s: %v\n%s", apps[i].Args[0], r.Err, r.Output)
 			}
 		}
+		mpitest.NoUCXWarnings(t, res...)
 		expectVerified(t, res[0].Output, "verified 96 values, info keys 1", 2)
 	})
 }

@@ -40,6 +40,7 @@ func TestTransferSeparateLaunches(t *testing.T) {
 						t.Fatalf("%s: %v\n%s", filepath.Base(apps[i].Prog), r.Err, r.Output)
 					}
 				}
+				mpitest.NoUCXWarnings(t, res...)
 				expectVerified(t, res[0].Output, "verified 120 values", 2)
 				if _, err := os.Stat(filepath.Join(dir, "coupled.nc")); err == nil {
 					t.Errorf("transfer mode wrote coupled.nc to disk")

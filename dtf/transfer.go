@@ -68,9 +68,14 @@ func (f *File) Close() error {
 		err = f.endWriterEpoch(true, false)
 		if f.me == 0 {
 			// Every reader has closed; ranks of the peer component that
-			// never opened this session still hold its header.
+			// never opened this session still hold its header. The readers
+			// dropped it at their close, and may have left already: a
+			// message to them would stay unreceived, which UCX reports
+			// at their finalize.
 			for _, w := range e.compRanks[f.peerComp()] {
-				e.sendAdvisory(w, &envelope{Kind: kForget, Path: f.path, Session: f.session})
+				if !f.gone[w] {
+					e.sendAdvisory(w, &envelope{Kind: kForget, Path: f.path, Session: f.session})
+				}
 			}
 		}
 	} else {

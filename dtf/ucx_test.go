@@ -47,6 +47,7 @@ func TestOverUCX(t *testing.T) {
 				t.Fatalf("%v:\n%s", r.Err, r.Output)
 			}
 		}
+		mpitest.NoUCXWarnings(t, rs...)
 		f, err := os.Open(stats)
 		if err != nil {
 			t.Fatal(err)

@@ -47,6 +47,7 @@ func TestSeparateLaunchesOverUCX(t *testing.T) {
 						t.Fatalf("%s: %v after %v; output:\n%s", apps[i].Prog, r.Err, r.Elapsed.Round(time.Millisecond), r.Output)
 					}
 				}
+				mpitest.NoUCXWarnings(t, outs...)
 				ana := outs[1].Output
 				if first == "analyze" {
 					ana = outs[0].Output

@@ -1,6 +1,8 @@
 package mpitest
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,3 +75,29 @@ func HasUCXPML() bool { return mpilaunch.HasUCXPML() }
 
 // describe explains a failed launch, rank by rank.
 func describe(r Result) string { return mpilaunch.Describe(r) }
+
+// ucxWarn matches UCX's warning lines, such as "UCX  WARN  unexpected
+// tag-receive descriptor ... was not matched": a message some rank sent
+// and no rank ever received.
+var ucxWarn = regexp.MustCompile(`UCX\s+WARN`)
+
+// UCXWarnings returns the lines of out that carry a UCX warning.
+func UCXWarnings(out string) []string {
+	var warns []string
+	for _, l := range strings.Split(out, "\n") {
+		if ucxWarn.MatchString(l) {
+			warns = append(warns, l)
+		}
+	}
+	return warns
+}
+
+// NoUCXWarnings fails the test if any launch printed a UCX warning.
+func NoUCXWarnings(t testing.TB, rs ...Result) {
+	t.Helper()
+	for i, r := range rs {
+		if w := UCXWarnings(r.Output); len(w) > 0 {
+			t.Errorf("launch %d printed %d UCX warnings:\n%s", i, len(w), strings.Join(w, "\n"))
+		}
+	}
+}

@@ -70,3 +70,14 @@ func TestLaunchTimeoutKillsJob(t *testing.T) {
 		}
 	}
 }
+
+func TestUCXWarnings(t *testing.T) {
+	out := "[1:0] ok\n[1700000000.1] [h:12:0]  ucp_worker.c:2345 UCX  WARN  unexpected tag-receive descriptor 0x1 was not matched\n[1:1] UCX WARN short\nWARNING: not ucx\n"
+	got := UCXWarnings(out)
+	if len(got) != 2 || !strings.Contains(got[0], "was not matched") || got[1] != "[1:1] UCX WARN short" {
+		t.Fatalf("UCXWarnings = %q", got)
+	}
+	if w := UCXWarnings("UCX  INFO fine\n"); len(w) != 0 {
+		t.Fatalf("UCXWarnings on an info line = %q", w)
+	}
+}
