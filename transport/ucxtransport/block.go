@@ -24,7 +24,7 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 		}
 		return donePending{t: t}, nil
 	}
-	data, packed, err := blockBytes(b)
+	data, packed, err := t.blockBytes(b)
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +40,9 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 	for _, c := range chunks(int64(len(data)), t.o.ChunkBytes) {
 		r, err := ep.SendTag(data[c[0]:c[1]], utag)
 		if err != nil {
-			// Chunks already started finish on their own: the peer's
-			// receive of this block fails, as it must.
+			// Chunks already started finish on their own (their buffer
+			// is not reused): the peer's receive of this block fails, as
+			// it must.
 			return nil, fmt.Errorf("ucxtransport: %s: %w", what, err)
 		}
 		p.reqs = append(p.reqs, r)
@@ -78,12 +79,12 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 }
 
 // blockBytes returns the block's bytes as one slice: b.Buf's own span when
-// contiguous (packed false), else a packed copy.
-func blockBytes(b transport.Block) (data []byte, packed bool, err error) {
+// contiguous (packed false), else a packed copy in a staging buffer.
+func (t *Transport) blockBytes(b transport.Block) (data []byte, packed bool, err error) {
 	if run, ok := transport.ContiguousBytes(b); ok {
 		return run, false, nil
 	}
-	data = make([]byte, b.Bytes())
+	data = t.stage.get(b.Bytes())
 	return data, true, transport.Pack(b, data)
 }
 
@@ -117,7 +118,7 @@ func (p *blockRecv) target() []byte {
 	if run, ok := transport.ContiguousBytes(p.b); ok {
 		return run
 	}
-	p.staging = make([]byte, p.b.Bytes())
+	p.staging = p.t.stage.get(p.b.Bytes())
 	return p.staging
 }
 
@@ -153,7 +154,9 @@ func (p *blockRecv) finish() error {
 		}
 	}
 	if p.staging != nil {
-		return transport.Unpack(p.b, p.staging)
+		err := transport.Unpack(p.b, p.staging)
+		p.t.stage.put(p.staging) // every chunk is in: UCX is done with it
+		return err
 	}
 	return nil
 }
@@ -166,6 +169,7 @@ func (p *blockRecv) Cancel() error {
 	if err := cancelAll(p.reqs); err != nil {
 		return fmt.Errorf("ucxtransport: cancel %s: %w", p.what, err)
 	}
+	p.t.stage.put(p.staging) // UCX confirmed: nothing writes into it
 	p.done, p.err, p.staging = true, ErrCanceled, nil
 	return nil
 }

@@ -30,6 +30,7 @@ func (p *sendPending) Test() (bool, error) {
 			return false, nil
 		}
 	}
+	p.t.stage.put(p.buf) // every message went: UCX is done with it
 	p.buf = nil
 	for _, r := range p.reqs {
 		if err := r.Err(); err != nil {

@@ -19,6 +19,7 @@ type Transport struct {
 	eps    map[int]*ucx.Endpoint
 	inbox  map[int][]*inMsg // control messages by tag, in arrival order
 	self   selfBlocks
+	stage  stagePool // staging buffers of packed blocks
 	closed bool
 }
 
