@@ -159,7 +159,8 @@ func (c *Client) publish(upath, abs string) (*Meta, error) {
 		return nil, err
 	}
 	r, err := call(context.Background(), sock,
-		&wire.Msg{Op: wire.OpPublish, NS: c.cfg.Namespace, Key: m.Key, Path: abs, Meta: m}, c.cfg.Timeout)
+		&wire.Msg{Op: wire.OpPublish, NS: c.cfg.Namespace, Key: m.Key, Path: abs, Meta: m,
+			TimeoutMs: c.cfg.Timeout.Milliseconds()}, c.cfg.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("dyad: produce %s: %w", upath, err)
 	}
@@ -299,7 +300,7 @@ func (c *Client) List(ctx context.Context, prefix string) ([]*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = stream(ctx, sock, &wire.Msg{Op: wire.OpList, NS: c.cfg.Namespace, Key: prefix},
+	err = stream(ctx, sock, &wire.Msg{Op: wire.OpList, NS: c.cfg.Namespace, Key: prefix, TimeoutMs: c.cfg.Timeout.Milliseconds()},
 		c.cfg.Timeout, func(m *wire.Msg) bool {
 			if m.Meta != nil {
 				out = append(out, m.Meta)

@@ -2,6 +2,7 @@ package kvs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -69,6 +70,9 @@ func watchFor(ctx context.Context, kv KV, key string, rev int64, accept func([]b
 }
 
 func waitErr(ctx context.Context, key string, timeout time.Duration, err error) error {
+	if errors.Is(err, ErrUnreachable) {
+		return fmt.Errorf("kvs: waiting for key %q: %w", key, err)
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("kvs: waiting for key %q: %w after %v", key, ErrTimeout, timeout)
 	}

@@ -98,6 +98,12 @@ type Options struct {
 	// PreAuthTimeout is how long a new connection has to authenticate and send its
 	// request (default 5 s).
 	PreAuthTimeout time.Duration
+	// LeaseTTL is the life of the agent's liveness lease in the KVS (default 10 s): once
+	// the agent dies, consumers of its files learn that it is gone within this time.
+	LeaseTTL time.Duration
+	// KVSTimeout bounds each KVS read or write done for a local client (default 10 s):
+	// while the KVS does not answer, clients are told so within it.
+	KVSTimeout time.Duration
 }
 
 // Agent is a running agent.
@@ -135,12 +141,15 @@ type Agent struct {
 	cacheStarted bool
 	// internal holds the identities of the directories never served (internalDirs).
 	internal []fileID
+	// live is the agent's liveness lease and the records it owns (liveness.go).
+	live liveness
 }
 
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
-	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths, hashWaitNs atomic.Int64
+	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths, hashWaitNs,
+	registrations, leasesLost, republished, ownersGone atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -189,6 +198,12 @@ func Start(o Options) (*Agent, error) {
 	}
 	if o.PreAuthTimeout <= 0 {
 		o.PreAuthTimeout = 5 * time.Second
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 10 * time.Second
+	}
+	if o.KVSTimeout <= 0 {
+		o.KVSTimeout = 10 * time.Second
 	}
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(o.ProducerDir, ".couplet", "agent")
@@ -242,6 +257,10 @@ func (a *Agent) start() error {
 	if err := a.openKVS(); err != nil {
 		return err
 	}
+	if err := a.register(); err != nil {
+		return err
+	}
+	a.reclaim()
 	a.cacheStarted = true
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
 		return fmt.Errorf("agent: %w", err)
@@ -253,9 +272,10 @@ func (a *Agent) start() error {
 			return fmt.Errorf("agent: %w", err)
 		}
 	}
-	a.wg.Add(2)
+	a.wg.Add(3)
 	go a.accept(a.tcp, a.serveRemote)
 	go a.accept(a.unix, a.serveLocal)
+	go a.keepRegistered()
 	a.info.Printf("agent up: serving on %s (fetching over %s), socket %s, producer dir %s, kvs %s",
 		o.Advertise, a.dtl, o.Socket, o.ProducerDir, a.KVSEndpoint())
 	return nil
@@ -290,7 +310,9 @@ func (a *Agent) Counters() map[string]int64 {
 		"conns_accepted":     c.connsAccepted.Load(), "conns_evicted": c.connsEvicted.Load(),
 		"conns_refused": c.connsRefused.Load(), "accept_errors": c.acceptErrors.Load(),
 		"bad_signatures": c.badSignatures.Load(), "peer_auths": c.peerAuths.Load(),
-		"hash_wait_ns": c.hashWaitNs.Load(),
+		"hash_wait_ns":  c.hashWaitNs.Load(),
+		"registrations": c.registrations.Load(), "leases_lost": c.leasesLost.Load(),
+		"republished": c.republished.Load(), "owners_gone": c.ownersGone.Load(),
 	}
 }
 
@@ -305,6 +327,7 @@ func (a *Agent) Close() error {
 	}
 	a.wg.Wait()
 	a.peers.close()
+	a.unregister()
 	a.closeUCX()
 	if a.cacheStarted {
 		a.cache.wait()

@@ -51,7 +51,9 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 	ctx := a.ctx
 	switch m.Op {
 	case wire.OpPublish:
-		meta, err := a.publish(ctx, m)
+		kctx, cancel := a.kvsCtx(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
+		defer cancel()
+		meta, err := a.publish(kctx, m)
 		if err != nil {
 			return err
 		}
@@ -75,14 +77,31 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			cancel()
 		}()
 		timeout := time.Duration(m.TimeoutMs) * time.Millisecond
-		val, err := kvs.WaitFor(wctx, nsKV(a.kv, m.NS), m.Key, timeout, func(v []byte) bool {
+		accept := func(v []byte) bool {
 			meta, err := wire.DecodeMeta(v)
 			return err == nil && meta.Version >= m.MinVersion
-		})
-		if err != nil {
+		}
+		var val []byte
+		var err error
+		if timeout == 0 {
+			// No wait: one read of the KVS.
+			kctx, cancel := a.kvsCtx(wctx, 0)
+			v, found, _, gerr := nsKV(a.kv, m.NS).Get(kctx, m.Key)
+			cancel()
+			if gerr != nil {
+				return fmt.Errorf("look up %s: %w", pathOrKey(m), gerr)
+			}
+			if !found || !accept(v) {
+				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+			}
+			val = v
+		} else if val, err = kvs.WaitFor(wctx, nsKV(a.kv, m.NS), m.Key, timeout, accept); err != nil {
 			// Not produced in time is an answer, not a failure: the client says so
-			// with the path, which it knows.
+			// with the path, which it knows. Unless the KVS itself does not answer.
 			if errors.Is(err, kvs.ErrTimeout) {
+				if perr := a.probeKVS(); perr != nil {
+					return fmt.Errorf("wait for %s: %w", pathOrKey(m), perr)
+				}
 				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 			}
 			return fmt.Errorf("wait for %s: %w", pathOrKey(m), err)
@@ -118,16 +137,23 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			cancel()
 		}()
 		// Stage by the signed record in the KVS, never by what the client passed on.
-		rec, err := a.signedRecord(sctx, m.NS, m.Meta)
+		kctx, kcancel := a.kvsCtx(sctx, 0)
+		rec, err := a.signedRecord(kctx, m.NS, m.Meta)
+		kcancel()
 		if err != nil {
 			return err
 		}
-		if err := a.stage(sctx, m.NS, rec, m.Dest, m.Path, dtl); err != nil {
+		rec, err = a.stageLive(sctx, m.NS, rec, func(ctx context.Context, r *wire.Meta) error {
+			return a.stage(ctx, m.NS, r, m.Dest, m.Path, dtl)
+		})
+		if err != nil {
 			return err
 		}
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(rec)})
 	case wire.OpList:
-		es, _, err := nsKV(a.kv, m.NS).List(ctx, m.Key)
+		kctx, cancel := a.kvsCtx(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
+		defer cancel()
+		es, _, err := nsKV(a.kv, m.NS).List(kctx, m.Key)
 		if err != nil {
 			return err
 		}
@@ -195,6 +221,7 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		return nil, err
 	}
 	a.cache.put(fullKey(m.NS, in.Key), out)
+	a.live.hold(fullKey(m.NS, in.Key), out)
 	a.ctr.publishes.Add(1)
 	if a.opts.Debug {
 		a.info.Printf("published %s version %d (%d bytes)", strings.TrimSpace(out.Path), out.Version, out.Size)
@@ -209,4 +236,13 @@ func pathOrKey(m *wire.Msg) string {
 		return m.Path
 	}
 	return m.Key
+}
+
+// probeKVS reads one key with a short deadline: nil when the KVS answers, else an error
+// naming its endpoint.
+func (a *Agent) probeKVS() error {
+	ctx, cancel := context.WithTimeout(a.ctx, min(2*time.Second, a.opts.KVSTimeout))
+	defer cancel()
+	_, _, _, err := a.kv.Get(ctx, ownerKey(a.opts.Advertise))
+	return err
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/pki"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func init() {
@@ -34,6 +36,8 @@ func init() {
 // Store is a kvs.KV backed by an etcd cluster.
 type Store struct {
 	c *clientv3.Client
+	// endpoints names the cluster in errors.
+	endpoints string
 }
 
 var _ kvs.KV = (*Store)(nil)
@@ -137,9 +141,26 @@ func DialConfig(ctx context.Context, c Config) (*Store, error) {
 	defer cancel()
 	if _, err := cl.Get(cctx, "\x00couplet-ping"); err != nil {
 		cl.Close()
-		return nil, fmt.Errorf("etcdkv: etcd at %s is unreachable (no answer within 5s): %w", strings.Join(endpoints, ","), err)
+		return nil, fmt.Errorf("etcdkv: etcd at %s is %w (no answer within 5s): %w", strings.Join(endpoints, ","), kvs.ErrUnreachable, err)
 	}
-	return &Store{c: cl}, nil
+	return &Store{c: cl, endpoints: strings.Join(c.Endpoints, ",")}, nil
+}
+
+// Endpoints returns the cluster's endpoints as they were given, comma-separated.
+func (s *Store) Endpoints() string { return s.endpoints }
+
+// fail wraps the error of op on key. When etcd did not answer (the deadline passed or
+// no endpoint is reachable) the error wraps kvs.ErrUnreachable and names the endpoints.
+func (s *Store) fail(op, key string, err error) error {
+	what := op
+	if key != "" {
+		what = fmt.Sprintf("%s %q", op, key)
+	}
+	code := status.Code(err)
+	if errors.Is(err, context.DeadlineExceeded) || code == codes.DeadlineExceeded || code == codes.Unavailable {
+		return fmt.Errorf("etcdkv: %s: etcd at %s is %w (%v)", what, s.endpoints, kvs.ErrUnreachable, err)
+	}
+	return fmt.Errorf("etcdkv: %s: %w", what, err)
 }
 
 // Client returns the underlying etcd client.
@@ -149,7 +170,7 @@ func (s *Store) Client() *clientv3.Client { return s.c }
 func (s *Store) Put(ctx context.Context, key string, val []byte) (int64, error) {
 	r, err := s.c.Put(ctx, key, string(val))
 	if err != nil {
-		return 0, fmt.Errorf("etcdkv: put %q: %w", key, err)
+		return 0, s.fail("put", key, err)
 	}
 	return r.Header.Revision, nil
 }
@@ -158,7 +179,7 @@ func (s *Store) Put(ctx context.Context, key string, val []byte) (int64, error) 
 func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, int64, error) {
 	r, err := s.c.Get(ctx, key)
 	if err != nil {
-		return nil, false, 0, fmt.Errorf("etcdkv: get %q: %w", key, err)
+		return nil, false, 0, s.fail("get", key, err)
 	}
 	if len(r.Kvs) == 0 {
 		return nil, false, r.Header.Revision, nil
@@ -170,7 +191,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, bool, int64, error
 func (s *Store) List(ctx context.Context, prefix string) ([]kvs.Entry, int64, error) {
 	r, err := s.c.Get(ctx, prefix, clientv3.WithPrefix())
 	if err != nil {
-		return nil, 0, fmt.Errorf("etcdkv: list %q: %w", prefix, err)
+		return nil, 0, s.fail("list", prefix, err)
 	}
 	out := make([]kvs.Entry, len(r.Kvs))
 	for i, kv := range r.Kvs {
@@ -184,7 +205,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func([]byte, bool) ([
 	for {
 		r, err := s.c.Get(ctx, key)
 		if err != nil {
-			return nil, fmt.Errorf("etcdkv: update %q: %w", key, err)
+			return nil, s.fail("update", key, err)
 		}
 		var old []byte
 		var modRev int64
@@ -201,7 +222,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func([]byte, bool) ([
 			Then(clientv3.OpPut(key, string(nv))).
 			Commit()
 		if err != nil {
-			return nil, fmt.Errorf("etcdkv: update %q: %w", key, err)
+			return nil, s.fail("update", key, err)
 		}
 		if t.Succeeded {
 			return nv, nil
@@ -212,7 +233,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func([]byte, bool) ([
 // Delete implements kvs.KV.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if _, err := s.c.Delete(ctx, key); err != nil {
-		return fmt.Errorf("etcdkv: delete %q: %w", key, err)
+		return s.fail("delete", key, err)
 	}
 	return nil
 }
