@@ -244,16 +244,9 @@ func (a *Agent) stageLive(ctx context.Context, ns string, rec *wire.Meta, stage 
 	if serr == nil {
 		return rec, nil
 	}
-	if ctx.Err() == nil && err == nil && context.Cause(gctx) == nil && !a.answers(rec.Owner) {
-		// The owner does not answer: it died, or its node did. Its lease ends within
-		// its TTL; wait that long (with room for the store's expiry sweep) to say so.
-		ttl := a.opts.LeaseTTL
-		if info != nil && info.TTLMs > 0 {
-			ttl = time.Duration(info.TTLMs) * time.Millisecond
-		}
-		select {
-		case <-gctx.Done():
-		case <-time.After(2*ttl + 2*time.Second):
+	if ctx.Err() == nil && err == nil && context.Cause(gctx) == nil {
+		if kerr := a.awaitOwnerEnd(gctx, rec.Owner, info); kerr != nil {
+			return rec, fmt.Errorf("%w (and the KVS does not answer, so whether owner agent %s lives is unknown: %v)", serr, rec.Owner, kerr)
 		}
 	}
 	if errors.Is(context.Cause(gctx), ErrOwnerGone) {
@@ -261,6 +254,36 @@ func (a *Agent) stageLive(ctx context.Context, ns string, rec *wire.Meta, stage 
 		return rec, fmt.Errorf("%w (fetch: %v)", ownerGone(rec), serr)
 	}
 	return rec, serr
+}
+
+// awaitOwnerEnd follows a failed fetch: while the owner does not answer, it waits for
+// the owner's lease to end (gctx is then cancelled with ErrOwnerGone), up to twice its
+// TTL with room for the store's expiry sweep. It returns at once when the owner
+// answers again (the failure was the fetch's own), and with the KVS's error when the
+// KVS stops answering too. The first look is a moment after the failure, since a
+// killed process may still hold its listener while its connections break.
+func (a *Agent) awaitOwnerEnd(gctx context.Context, owner string, info *ownerInfo) error {
+	ttl := a.opts.LeaseTTL
+	if info != nil && info.TTLMs > 0 {
+		ttl = time.Duration(info.TTLMs) * time.Millisecond
+	}
+	limit := time.NewTimer(2*ttl + 2*time.Second)
+	defer limit.Stop()
+	for {
+		select {
+		case <-gctx.Done():
+			return nil
+		case <-limit.C:
+			return nil
+		case <-time.After(200 * time.Millisecond):
+		}
+		if a.answers(owner) {
+			return nil
+		}
+		if err := a.probeKVS(); err != nil {
+			return err
+		}
+	}
 }
 
 // watchOwner cancels ctx with ErrOwnerGone once owner's liveness key is deleted after

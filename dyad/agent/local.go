@@ -243,6 +243,6 @@ func pathOrKey(m *wire.Msg) string {
 func (a *Agent) probeKVS() error {
 	ctx, cancel := context.WithTimeout(a.ctx, min(2*time.Second, a.opts.KVSTimeout))
 	defer cancel()
-	_, _, _, err := a.kv.Get(ctx, ownerKey(a.opts.Advertise))
+	_, _, _, err := a.kv.Get(ctx, "/couplet/probe")
 	return err
 }
