@@ -21,7 +21,7 @@ const maxPastAddrs = 16
 
 // reclaim re-publishes, under this agent's address, the records that name this agent
 // (by an address of a previous run or its current one) and whose files it still holds
-// unchanged: same size and the SHA-256 the signed record names. Records whose file is
+// unchanged: same size and the content hash the signed record names. Records whose file is
 // missing or changed are left naming the old owner, so consumers are told it is gone
 // rather than handed other bytes. It runs at start-up, before the agent serves.
 func (a *Agent) reclaim() {
