@@ -28,6 +28,7 @@ const (
 	famVara
 	famVars
 	famVarm
+	famVarn // Go only: the C entry of varn is couplet_varn
 )
 
 // dcall is one data call on a coupled file, converted from C.
@@ -36,6 +37,7 @@ type dcall struct {
 	coll                       bool
 	varid                      int
 	start, count, stride, imap []int64
+	starts, counts             [][]int64 // varn: the (start, count) pairs, in the order they fill buf
 	buf                        unsafe.Pointer
 	n                          int64 // elements of the memory type in buf
 }
@@ -96,35 +98,49 @@ func (c *dcall) elems(f *pnetcdf.File, dims []int) (int64, error) {
 //export couplet_data
 func couplet_data(ncid, varid, op, fam, coll, memtype C.int, start, count, stride, imap *C.MPI_Offset,
 	buf unsafe.Pointer, bufcount C.MPI_Offset, req *C.int) C.int {
+	c := &dcall{op: int(op), fam: int(fam), coll: coll != 0, varid: int(varid), buf: buf}
+	return request(ncid, c, memtype, bufcount, req, func(f *pnetcdf.File, dims []int) error {
+		nd := len(dims)
+		if c.fam == famVar1 {
+			c.start = offsets(start, nd)
+		} else {
+			c.start, c.count = offsets(start, nd), offsets(count, nd)
+			c.stride, c.imap = offsets(stride, nd), offsets(imap, nd)
+		}
+		var err error
+		c.n, err = c.elems(f, dims)
+		return err
+	})
+}
+
+// request runs one data call of any family on a coupled file: the C entries
+// (couplet_data, couplet_varn, and vard through varn) all funnel into it, as
+// PnetCDF's API funnels into its dispatch layer. memtype is the buffer's
+// element type, NC_NAT for the variable's own, or -1 for the derived buftype
+// that couplet_memtype noted. shape fills the call's index arguments once the
+// variable's dimensions are known; for a bad varid it is not called, and the
+// front end reports the error in PnetCDF's check order.
+func request(ncid C.int, c *dcall, memtype C.int, bufcount C.MPI_Offset, req *C.int, shape func(*pnetcdf.File, []int) error) C.int {
 	mu.Lock()
 	defer mu.Unlock()
 	f, err := file(ncid)
 	if err != nil {
 		return status(err)
 	}
-	c := &dcall{op: int(op), fam: int(fam), coll: coll != 0, varid: int(varid), buf: buf}
 	mt := nc.Type(memtype)
 	var d *derivedBuf
 	if memtype < 0 {
-		if d, mt, err = takeDerived(buf, bufcount); err != nil {
+		if d, mt, err = takeDerived(c.buf, bufcount); err != nil {
 			return status(err)
 		}
 	}
-	// A bad varid leaves the index slices nil, so the front end reports it in
-	// PnetCDF's check order.
 	_, vt, dims, _, verr := f.InqVar(c.varid)
 	if verr == nil {
-		nd := len(dims)
-		if fam == famVar1 {
-			c.start = offsets(start, nd)
-		} else {
-			c.start, c.count = offsets(start, nd), offsets(count, nd)
-			c.stride, c.imap = offsets(stride, nd), offsets(imap, nd)
-		}
 		if mt == nc.NAT {
 			mt = vt
 		}
-		if c.n, err = c.elems(f, dims); err != nil {
+		if err := shape(f, dims); err != nil {
+			d.free()
 			return status(err)
 		}
 	}
@@ -194,6 +210,9 @@ func cslice[T nc.Elem](p unsafe.Pointer, n int64) []T {
 func data[T nc.Elem](f *pnetcdf.File, c *dcall) (int, error) {
 	b := cslice[T](c.buf, c.n)
 	v, st, ct, sd, im := c.varid, c.start, c.count, c.stride, c.imap
+	if c.fam == famVarn {
+		return varn(f, c, b)
+	}
 	switch c.op {
 	case opPut:
 		return 0, pickPut(c, f, v, st, ct, sd, im, b)
@@ -240,6 +259,30 @@ func data[T nc.Elem](f *pnetcdf.File, c *dcall) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("bad data call op %d family %d", c.op, c.fam)
+}
+
+// varn runs a varn call of any operation.
+func varn[T nc.Elem](f *pnetcdf.File, c *dcall, b []T) (int, error) {
+	v, ss, cs := c.varid, c.starts, c.counts
+	switch c.op {
+	case opPut:
+		if c.coll {
+			return 0, pnetcdf.PutVarnAll(f, v, ss, cs, b)
+		}
+		return 0, pnetcdf.PutVarn(f, v, ss, cs, b)
+	case opGet:
+		if c.coll {
+			return 0, pnetcdf.GetVarnAll(f, v, ss, cs, b)
+		}
+		return 0, pnetcdf.GetVarn(f, v, ss, cs, b)
+	case opIPut:
+		return pnetcdf.IPutVarn(f, v, ss, cs, b)
+	case opIGet:
+		return pnetcdf.IGetVarn(f, v, ss, cs, b)
+	case opBPut:
+		return pnetcdf.BPutVarn(f, v, ss, cs, b)
+	}
+	return 0, fmt.Errorf("bad varn call op %d", c.op)
 }
 
 // pickPut runs a blocking put of c's family, collective or independent.

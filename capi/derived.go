@@ -81,6 +81,9 @@ func (d *derivedBuf) finish(ok bool) error {
 }
 
 func (d *derivedBuf) free() {
+	if d == nil {
+		return
+	}
 	if d.tmp != nil {
 		C.free(d.tmp)
 		d.tmp = nil

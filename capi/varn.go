@@ -8,41 +8,22 @@ package main
 import "C"
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
 )
 
-// ncall is a varn request on a coupled file: num (start, count) pairs over one
-// buffer, in the order PnetCDF fills it.
-type ncall struct {
-	op             int
-	coll           bool
-	varid          int
-	starts, counts [][]int64
-	buf            unsafe.Pointer
-	n              int64
-}
-
 //export couplet_varn
 func couplet_varn(ncid, varid, op, coll, memtype, num C.int, starts, counts **C.MPI_Offset,
 	buf unsafe.Pointer, bufcount C.MPI_Offset, req *C.int) C.int {
-	mu.Lock()
-	defer mu.Unlock()
-	f, err := file(ncid)
-	if err != nil {
-		return status(err)
-	}
-	c := &ncall{op: int(op), coll: coll != 0, varid: int(varid), buf: buf}
-	mt := nc.Type(memtype)
-	if _, vt, dims, _, err := f.InqVar(c.varid); err == nil {
+	c := &dcall{op: int(op), fam: famVarn, coll: coll != 0, varid: int(varid), buf: buf}
+	return request(ncid, c, memtype, bufcount, req, func(_ *pnetcdf.File, dims []int) error {
 		if num < 0 {
-			return status(nc.EINVAL)
+			return nc.EINVAL
 		}
 		if num > 0 && starts == nil {
-			return status(nc.ENULLSTART)
+			return nc.ENULLSTART
 		}
 		nd := len(dims)
 		var ss, cs []*C.MPI_Offset
@@ -69,74 +50,8 @@ func couplet_varn(ncid, varid, op, coll, memtype, num C.int, starts, counts **C.
 			}
 			c.starts, c.counts, c.n = append(c.starts, st), append(c.counts, ct), c.n+n
 		}
-		if mt == nc.NAT {
-			mt = vt
-		}
-	}
-	if memtype < 0 {
-		return status(nc.Errorf(nc.EINVAL, "varn on a coupled file takes predefined MPI datatypes only"))
-	}
-	if bufcount >= 0 && int64(bufcount) < c.n {
-		c.n = int64(bufcount)
-	}
-	id, err := dispatchVarn(mt, f, c)
-	if err == nil && req != nil {
-		*req = C.int(id)
-	}
-	return status(err)
-}
-
-// dispatchVarn instantiates the typed varn call for the memory type.
-func dispatchVarn(t nc.Type, f *pnetcdf.File, c *ncall) (int, error) {
-	switch t {
-	case nc.BYTE:
-		return varn[int8](f, c)
-	case nc.CHAR:
-		return varn[nc.Text](f, c)
-	case nc.SHORT:
-		return varn[int16](f, c)
-	case nc.INT:
-		return varn[int32](f, c)
-	case nc.FLOAT:
-		return varn[float32](f, c)
-	case nc.DOUBLE:
-		return varn[float64](f, c)
-	case nc.UBYTE:
-		return varn[uint8](f, c)
-	case nc.USHORT:
-		return varn[uint16](f, c)
-	case nc.UINT:
-		return varn[uint32](f, c)
-	case nc.INT64:
-		return varn[int64](f, c)
-	case nc.UINT64:
-		return varn[uint64](f, c)
-	}
-	return 0, nc.Errorf(nc.EBADTYPE, "memory type %v", t)
-}
-
-func varn[T nc.Elem](f *pnetcdf.File, c *ncall) (int, error) {
-	b := cslice[T](c.buf, c.n)
-	v, ss, cs := c.varid, c.starts, c.counts
-	switch c.op {
-	case opPut:
-		if c.coll {
-			return 0, pnetcdf.PutVarnAll(f, v, ss, cs, b)
-		}
-		return 0, pnetcdf.PutVarn(f, v, ss, cs, b)
-	case opGet:
-		if c.coll {
-			return 0, pnetcdf.GetVarnAll(f, v, ss, cs, b)
-		}
-		return 0, pnetcdf.GetVarn(f, v, ss, cs, b)
-	case opIPut:
-		return pnetcdf.IPutVarn(f, v, ss, cs, b)
-	case opIGet:
-		return pnetcdf.IGetVarn(f, v, ss, cs, b)
-	case opBPut:
-		return pnetcdf.BPutVarn(f, v, ss, cs, b)
-	}
-	return 0, fmt.Errorf("bad varn call op %d", c.op)
+		return nil
+	})
 }
 
 //export couplet_vard
@@ -227,10 +142,9 @@ func couplet_vard(ncid, varid, op, coll C.int, filetype C.MPI_Datatype, buf unsa
 	if len(shape) == 0 { // a scalar: one element at no index
 		starts, counts = starts[:0], counts[:0]
 	}
+	// A derived buftype (mt -1) is noted for the varn call below, which
+	// packs or unpacks it as for any flexible call.
 	mt := C.couplet_memtype(buftype)
-	if mt < 0 {
-		return status(nc.Errorf(nc.EINVAL, "vard on a coupled file takes a predefined buftype"))
-	}
 	if len(shape) == 0 {
 		fam := C.int(famVar)
 		return couplet_data(ncid, varid, op, fam, coll, mt, nil, nil, nil, nil, buf, bufcount, nil)

@@ -1,5 +1,5 @@
-/* abi: the parts of PnetCDF's API beyond put/get: varn, mput/mget, vard, the
- * fill calls, the rename calls, copy_att and the inquiry calls. "w" writes the
+/* abi: the parts of PnetCDF's API beyond put/get: varn, mput/mget, vard (also
+ * with derived MPI buftypes), the fill calls, the rename calls, copy_att and the inquiry calls. "w" writes the
  * file with 2 ranks, "r" reads it back with 1 rank; every result, value and
  * error code goes to stdout as a "W<rank> key = value" or "R<rank> ..." line,
  * so a run on a coupled file can be compared with libpnetcdf on a disk twin.
@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
 	int writer = argv[1][0] == 'w';
 	snprintf(tag, sizeof tag, "%c%d", writer ? 'W' : 'R', rank);
 	const char *path = argv[2];
-	int ncid, dy, dx, dt, va, vb, vc, vr, e;
+	int ncid, dy, dx, dt, va, vb, vc, vr, vd, ve, e;
 	int rows = AY / size, r0 = rank * rows;
 	if (writer) {
 		CHECK(ncmpi_create(comm, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
@@ -88,6 +88,8 @@ int main(int argc, char **argv) {
 		CHECK(ncmpi_def_var(ncid, "B", NC_INT, 2, d2, &vb));
 		CHECK(ncmpi_def_var(ncid, "C", NC_FLOAT, 2, d2, &vc));
 		CHECK(ncmpi_def_var(ncid, "R", NC_FLOAT, 2, dr, &vr));
+		CHECK(ncmpi_def_var(ncid, "D", NC_DOUBLE, 2, d2, &vd));
+		CHECK(ncmpi_def_var(ncid, "E", NC_INT, 2, d2, &ve));
 		CHECK(ncmpi_put_att_text(ncid, NC_GLOBAL, "title", 5, "abi 1"));
 		CHECK(ncmpi_put_att_text(ncid, NC_GLOBAL, "note0", 3, "old"));
 		int fb = -7;
@@ -110,6 +112,19 @@ int main(int argc, char **argv) {
 			for (int x = 0; x < AX; x++) abuf[i * AX + x] = 10 * y + x + 0.25;
 		}
 		CHECK(ncmpi_put_varn_all(ncid, va, rows, sp, cp, abuf, rows * AX, MPI_DOUBLE));
+		/* varn with a derived buftype: the same pieces of D, taken from every
+		 * other double of the buffer (a vector type) */
+		double dbuf[2 * AY * AX];
+		for (int i = 0; i < rows * AX; i++) {
+			dbuf[2 * i] = -abuf[i];
+			dbuf[2 * i + 1] = 99; /* not part of the buftype */
+		}
+		MPI_Datatype vec;
+		MPI_Type_vector(rows * AX, 1, 2, MPI_DOUBLE, &vec);
+		MPI_Type_commit(&vec);
+		CHECK(ncmpi_put_varn_all(ncid, vd, rows, sp, cp, dbuf, 1, vec));
+		e = ncmpi_put_varn_all(ncid, vd, rows, sp, cp, dbuf, 2, vec); OUT("varn derived bufcount too large (%d)", e);
+		MPI_Type_free(&vec);
 		/* mput: B's rows and this rank's half of record 0 of R */
 		int bbuf[AY * AX];
 		float rbuf[AX];
@@ -131,6 +146,20 @@ int main(int argc, char **argv) {
 		float cbuf[AY * AX];
 		for (int i = 0; i < rows * AX; i++) cbuf[i] = r0 * AX + i + 0.125f;
 		CHECK(ncmpi_put_vard_all(ncid, vc, ft, cbuf, rows * AX, MPI_FLOAT));
+		MPI_Type_free(&ft);
+		/* vard with a derived buftype: this rank's rows of E from pairs of
+		 * ints three apart in the buffer */
+		MPI_Type_create_subarray(2, sz, sub, sst, MPI_ORDER_C, MPI_INT, &ft);
+		MPI_Type_commit(&ft);
+		int ebuf[3 * AY * AX / 2];
+		for (int i = 0; i < rows * AX; i++)
+			ebuf[i / 2 * 3 + i % 2] = 1000 + r0 * AX + i;
+		for (int i = 2; i < rows * AX / 2 * 3; i += 3)
+			ebuf[i] = -99; /* not part of the buftype */
+		MPI_Type_vector(rows * AX / 2, 2, 3, MPI_INT, &vec);
+		MPI_Type_commit(&vec);
+		CHECK(ncmpi_put_vard_all(ncid, ve, ft, ebuf, 1, vec));
+		MPI_Type_free(&vec);
 		MPI_Type_free(&ft);
 		/* record 1 of R: the fill value */
 		CHECK(ncmpi_fill_var_rec(ncid, vr, 1));
@@ -156,6 +185,8 @@ int main(int argc, char **argv) {
 		CHECK(ncmpi_inq_varid(ncid, "B", &vb));
 		CHECK(ncmpi_inq_varid(ncid, "C", &vc));
 		CHECK(ncmpi_inq_varid(ncid, "R", &vr));
+		CHECK(ncmpi_inq_varid(ncid, "D", &vd));
+		CHECK(ncmpi_inq_varid(ncid, "E", &ve));
 		inquire(ncid, path);
 		/* get_varn: three pieces of A, in a mixed order */
 		MPI_Offset s0[2] = {4, 1}, c0[2] = {2, 3}, s1[2] = {0, 0}, c1[2] = {1, 4}, s2[2] = {2, 2}, c2[2] = {2, 1};
@@ -163,6 +194,29 @@ int main(int argc, char **argv) {
 		double a[6 + 4 + 2];
 		CHECK(ncmpi_get_varn_all(ncid, va, 3, sp, cp, a, 12, MPI_DOUBLE));
 		print_d("A varn", a, 12);
+		/* get_varn with a derived buftype: the same pieces of D into every
+		 * other double; the gaps keep their -1 */
+		double dv[2 * 12];
+		for (int i = 0; i < 2 * 12; i++) dv[i] = -1;
+		MPI_Datatype vec;
+		MPI_Type_vector(12, 1, 2, MPI_DOUBLE, &vec);
+		MPI_Type_commit(&vec);
+		CHECK(ncmpi_get_varn_all(ncid, vd, 3, sp, cp, dv, 1, vec));
+		print_d("D varn derived", dv, 2 * 12);
+		MPI_Type_free(&vec);
+		/* iget_varn + wait_all with a derived buftype: rows 1 and 4 of D,
+		 * as two contiguous types of a row each */
+		double dr[2 * AX];
+		MPI_Offset s4[2] = {4, 0}, s5[2] = {1, 0}, c45[2] = {1, AX};
+		MPI_Offset *sp2[2] = {s4, s5}, *cp2[2] = {c45, c45};
+		MPI_Type_contiguous(AX, MPI_DOUBLE, &vec);
+		MPI_Type_commit(&vec);
+		int req, st;
+		CHECK(ncmpi_iget_varn(ncid, vd, 2, sp2, cp2, dr, 2, vec, &req));
+		MPI_Type_free(&vec); /* the request keeps its own */
+		CHECK(ncmpi_wait_all(ncid, 1, &req, &st));
+		OUT("D iget_varn derived status (%d)", st);
+		print_d("D iget_varn derived", dr, 2 * AX);
 		/* mget: a block of B and both records of R */
 		int b[3 * 2];
 		float r[2 * AX];
@@ -193,6 +247,18 @@ int main(int argc, char **argv) {
 		CHECK(ncmpi_get_vard_all(ncid, vc, ft, c, AY * 2, MPI_FLOAT));
 		MPI_Type_free(&ft);
 		print_f("C vard", c, AY * 2);
+		/* get_vard with a derived buftype: columns 1..2 of E into pairs of
+		 * ints three apart; the gaps keep their -1 */
+		MPI_Type_create_subarray(2, sz, sub, sst, MPI_ORDER_C, MPI_INT, &ft);
+		MPI_Type_commit(&ft);
+		MPI_Type_vector(AY, 2, 3, MPI_INT, &vec);
+		MPI_Type_commit(&vec);
+		int ev[3 * AY];
+		for (int i = 0; i < 3 * AY; i++) ev[i] = -1;
+		CHECK(ncmpi_get_vard_all(ncid, ve, ft, ev, 1, vec));
+		print_i("E vard derived", ev, 3 * AY);
+		MPI_Type_free(&vec);
+		MPI_Type_free(&ft);
 		CHECK(ncmpi_close(ncid));
 	}
 	fflush(stdout);
