@@ -104,7 +104,11 @@ func (c *Client) resolve(dir, path, role string) (upath, abs string, err error) 
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(dirAbs, p)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", "", fmt.Errorf("dyad: %s is not under the %s managed directory %s", path, role, dirAbs)
+		hint := ""
+		if !filepath.IsAbs(path) && !c.cfg.PathRelative {
+			hint = fmt.Sprintf(" (a relative path is taken from the working directory; with DYAD_PATH_RELATIVE=1 it is taken from the %s managed directory)", role)
+		}
+		return "", "", fmt.Errorf("dyad: %s is not under the %s managed directory %s%s", path, role, dirAbs, hint)
 	}
 	return filepath.ToSlash(rel), p, nil
 }

@@ -78,9 +78,11 @@ type Config struct {
 
 // ConfigFromEnv reads the DYAD_* variables (and couplet's COUPLET_* additions).
 // Booleans are parsed by value: DYAD_SHARED_STORAGE=0 means off.
-func ConfigFromEnv() (Config, error) { return configFrom(os.LookupEnv) }
+func ConfigFromEnv() (Config, error) { return ConfigFrom(os.LookupEnv) }
 
-func configFrom(lookup func(string) (string, bool)) (Config, error) {
+// ConfigFrom is ConfigFromEnv over another source of the same variables (a command
+// line's flags over the environment, for example).
+func ConfigFrom(lookup func(string) (string, bool)) (Config, error) {
 	c := Config{KeyDepth: 3, KeyBins: 1024, ServiceMux: 1,
 		Timeout: 60 * time.Second, TransferTimeout: 10 * time.Minute}
 	var errs []string

@@ -35,7 +35,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"margo", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_DTL_MODE": "MARGO"}, nil, "not available on this platform"},
 		{"ucx", map[string]string{"DYAD_KVS_NAMESPACE": "ns", "DYAD_DTL_MODE": "UCX"}, func(c Config) bool { return c.DTL == DTLUCX }, ""},
 	} {
-		cfg, err := configFrom(env(c.env))
+		cfg, err := ConfigFrom(env(c.env))
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%s: err = %v, want %q", c.name, err, c.wantErr)

@@ -36,7 +36,7 @@ command line, where every local user could read it. Without one, a token is gene
 into STATE_DIR/token on first start; other agents of this user on this node join with
 --token-file pointing at it. Listening on a non-loopback address requires an explicit
 token.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: needArgs(0, 1, "nothing"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.ProducerDir = args[0]
@@ -119,7 +119,7 @@ and key (mode 0600), valid for loopback, this host and every --host. Give the sa
 directory (a copy, kept 0700) to every agent of the cluster with --cluster-dir: the
 embedded etcd then serves only clients presenting the member certificate, and agents
 joining it present it.`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, 1, "the cluster directory DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := pki.Init(args[0], hosts...)
 			if err != nil {

@@ -12,13 +12,66 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// dyadEnvHelp lists the variables every dyad subcommand reads; a flag, when given,
+// overrides its variable.
+const dyadEnvHelp = `
+Environment (a flag, when given, overrides its variable):
+  DYAD_KVS_NAMESPACE            KVS namespace (required; --namespace)
+  DYAD_PATH_PRODUCER            producer managed directory (--producer)
+  DYAD_PATH_CONSUMER            consumer managed directory (--consumer)
+  DYAD_PATH_RELATIVE            relative paths are under the managed directory, not
+                                the working directory (--relative)
+  DYAD_DTL_MODE                 FLUX_RPC (rpc, default) or UCX (--dtl)
+  DYAD_SHARED_STORAGE           synchronise only, never transfer
+  DYAD_ASYNC_PUBLISH            publish in the background
+  DYAD_FSYNC_WRITE              fsync a produced file before publishing it
+  DYAD_KEY_DEPTH, DYAD_KEY_BINS key shape (default 3 and 1024)
+  DYAD_SYNC_DEBUG               log every step
+  DYAD_SYNC_CHECK               re-verify a local copy's checksum before using it
+  COUPLET_AGENT_SOCKET          the local agent's socket (--socket; default derived
+                                from the managed directory)
+  COUPLET_DYAD_TIMEOUT          wait for metadata and locks (--timeout; default 60s)
+  COUPLET_DYAD_TRANSFER_TIMEOUT bound on one staging (default 10m)`
+
+// dyadFlags maps each flag of the dyad commands to the variable it overrides.
+var dyadFlags = []struct{ name, env, usage string }{
+	{"namespace", "DYAD_KVS_NAMESPACE", "KVS namespace"},
+	{"producer", "DYAD_PATH_PRODUCER", "producer managed directory"},
+	{"consumer", "DYAD_PATH_CONSUMER", "consumer managed directory"},
+	{"socket", "COUPLET_AGENT_SOCKET", "the local agent's Unix socket"},
+	{"timeout", "COUPLET_DYAD_TIMEOUT", "how long to wait for metadata and locks, e.g. 30s"},
+	{"dtl", "DYAD_DTL_MODE", "data transport of stagings: FLUX_RPC (rpc) or UCX"},
+}
+
 func init() {
 	cmd := &cobra.Command{
 		Use:   "dyad",
-		Short: "produce, consume and inspect staged files (DYAD_* environment, local agent)",
+		Short: "produce, consume and inspect staged files (DYAD_* environment or flags, local agent)",
+		Long: `Produce, consume and inspect files staged by the node agents, as DYAD's
+wrappers do, configured by the DYAD_* environment or the flags below.
+` + dyadEnvHelp,
 	}
-	client := func() (*dyad.Client, error) {
-		cfg, err := dyad.ConfigFromEnv()
+	pf := cmd.PersistentFlags()
+	for _, f := range dyadFlags {
+		pf.String(f.name, "", f.usage+" (overrides $"+f.env+")")
+	}
+	pf.Bool("relative", false, "relative paths are under the managed directory (overrides $DYAD_PATH_RELATIVE)")
+	client := func(c *cobra.Command) (*dyad.Client, error) {
+		flags := map[string]string{}
+		for _, f := range dyadFlags {
+			if fl := c.Flags().Lookup(f.name); fl != nil && fl.Changed {
+				flags[f.env] = fl.Value.String()
+			}
+		}
+		if fl := c.Flags().Lookup("relative"); fl != nil && fl.Changed {
+			flags["DYAD_PATH_RELATIVE"] = fl.Value.String()
+		}
+		cfg, err := dyad.ConfigFrom(func(name string) (string, bool) {
+			if v, ok := flags[name]; ok {
+				return v, true
+			}
+			return os.LookupEnv(name)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -27,9 +80,10 @@ func init() {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "produce PATH...",
 		Short: "publish files under DYAD_PATH_PRODUCER",
-		Args:  cobra.MinimumNArgs(1),
+		Long:  "Publishes each file, which must lie under the producer managed directory.\n" + dyadEnvHelp,
+		Args:  needArgs(1, -1, "the PATH of a file to produce"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
+			c, err := client(cmd)
 			if err != nil {
 				return err
 			}
@@ -48,9 +102,10 @@ func init() {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "consume PATH...",
 		Short: "wait for files and stage them into DYAD_PATH_CONSUMER",
-		Args:  cobra.MinimumNArgs(1),
+		Long:  "Waits until each file is produced, then stages it into the consumer managed directory.\n" + dyadEnvHelp,
+		Args:  needArgs(1, -1, "the PATH of a file to consume"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
+			c, err := client(cmd)
 			if err != nil {
 				return err
 			}
@@ -68,9 +123,10 @@ func init() {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "ls [PATH-PREFIX]",
 		Short: "list the files published in DYAD_KVS_NAMESPACE whose path starts with PATH-PREFIX",
-		Args:  cobra.MaximumNArgs(1),
+		Long:  "Lists the published files whose path (relative to the managed directory) starts with PATH-PREFIX.\n" + dyadEnvHelp,
+		Args:  needArgs(0, 1, "nothing"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
+			c, err := client(cmd)
 			if err != nil {
 				return err
 			}
@@ -100,9 +156,10 @@ func init() {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "stat PATH",
 		Short: "show a file's metadata and which locator level answered",
-		Args:  cobra.ExactArgs(1),
+		Long:  "Shows a file's metadata and which locator level (local, agent, kvs) answered, without waiting.\n" + dyadEnvHelp,
+		Args:  needArgs(1, 1, "the PATH of a file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client()
+			c, err := client(cmd)
 			if err != nil {
 				return err
 			}
