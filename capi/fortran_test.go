@@ -109,3 +109,18 @@ func TestFortranSeparateLaunches(t *testing.T) {
 		expectVerified(t, res[0].Output, "verified 96 values, info keys 1", 2)
 	})
 }
+
+// TestFortranMultiple: a Fortran writer ends its epoch with
+// dtf_transfer_multiple, and the Fortran reader makes two dtf_transfers for
+// the two halves of the array, then dtf_complete_multiple; every reader rank
+// gets the whole array exactly. One mpirun, DTF's example config.
+func TestFortranMultiple(t *testing.T) {
+	bin := fprog(t, "multiple.f90")
+	dir := t.TempDir()
+	ini, _ := filepath.Abs(filepath.Join("testdata", "dtfdemo.ini"))
+	out := mpitest.Run(t, runTimeout,
+		mpitest.App{NP: 2, Prog: bin, Args: []string{"wrt", dir, ini}},
+		mpitest.App{NP: 2, Prog: bin, Args: []string{"rdr", dir, ini}})
+	expectVerified(t, out, "verified 48 values in 2 transfers", 2)
+	expectVerified(t, out, "served the multiple transfer", 2)
+}
