@@ -194,7 +194,13 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		a.errs.Printf("rejected publish of %q: %v", in.Path, err)
 		return nil, fmt.Errorf("rejected %q: %w", in.Path, err)
 	}
-	// The record names the content's hash, taken by this agent from the file it serves.
+	// The record names the file's mode and content hash, taken by this agent from the
+	// file it serves, whatever the client said.
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat %q: %w", in.Path, err)
+	}
 	sum, n, err := hashFile(f)
 	f.Close()
 	if err != nil {
@@ -212,7 +218,7 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 				next.Version = om.Version + 1
 			}
 		}
-		next.Hash = sum
+		next.Hash, next.Mode = sum, uint32(st.Mode().Perm())
 		a.sign(&next)
 		out = &next
 		return wire.EncodeMeta(&next)

@@ -36,7 +36,8 @@ func metaMAC(key []byte, m *wire.Meta) []byte {
 	str := func(s []byte) { num(uint64(len(s))); h.Write(s) }
 	// v2: the record's Hash is BLAKE3-256 (v1 named SHA-256); the version is signed, so a
 	// record of one kind never verifies as the other.
-	h.Write([]byte("couplet-meta-v2"))
+	// v3: the file's mode is signed too.
+	h.Write([]byte("couplet-meta-v3"))
 	str([]byte(m.Key))
 	str([]byte(m.Path))
 	str([]byte(m.Owner))
@@ -45,6 +46,7 @@ func metaMAC(key []byte, m *wire.Meta) []byte {
 	num(uint64(m.Version))
 	num(uint64(m.Checksum))
 	num(uint64(m.MTimeNs))
+	num(uint64(m.Mode))
 	str(m.Hash)
 	return h.Sum(nil)
 }

@@ -224,6 +224,12 @@ func (d *download) commit(n int64) error {
 	if err := d.tmp.Truncate(n); err != nil {
 		return err
 	}
+	// The staged copy keeps the source's mode (the temporary file is 0600).
+	if d.meta.Mode != 0 {
+		if err := d.tmp.Chmod(os.FileMode(d.meta.Mode).Perm()); err != nil {
+			return err
+		}
+	}
 	if err := d.tmp.Close(); err != nil {
 		return err
 	}

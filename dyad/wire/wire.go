@@ -83,6 +83,9 @@ type Meta struct {
 	Checksum uint32 `msgpack:"c"`
 	// MTimeNs is the producer-side modification time in Unix nanoseconds.
 	MTimeNs int64 `msgpack:"t"`
+	// Mode is the permission bits of the produced file (0644, ...), which staged copies
+	// take; 0 (a record without it) leaves a staged copy at 0600.
+	Mode uint32 `msgpack:"m,omitempty"`
 	// Hash is the BLAKE3-256 of the file's bytes and Sig the owner agent's HMAC-SHA256 of
 	// the record under the cluster key. Both live in the KVS record only: agents strip
 	// them from what they tell local clients.
