@@ -1,7 +1,6 @@
 package dyad_test
 
 import (
-	"context"
 	"net"
 	"os"
 	"strconv"
@@ -29,24 +28,6 @@ func flood(t *testing.T, addr string, n int) []net.Conn {
 		conns = append(conns, c)
 	}
 	return conns
-}
-
-// waitCounter waits until the agent behind client's socket reports counter >= want.
-func waitCounter(t *testing.T, n *node, counter string, want int64) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := n.client.Counters(ctx)
-		cancel()
-		if err == nil && c[counter] >= want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("counter %s never reached %d (last %v, %v)", counter, want, c[counter], err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestFetchDuringFlood holds 5,000 idle connections open against the producer's agent:

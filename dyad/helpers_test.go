@@ -229,3 +229,31 @@ func (s *subAgent) kill() {
 		s.cmd.Wait()
 	}
 }
+
+// waitCounter waits until the agent behind n's client reports counter >= want.
+func waitCounter(t *testing.T, n *node, counter string, want int64) {
+	t.Helper()
+	awaitCounter(t, n.client, counter, want)
+}
+
+// awaitCounter waits until the agent behind c's socket reports counter >= want: the
+// event a test synchronises on (a consumer reached the KVS wait, a connection was
+// accepted), read from the agent's counters on each tick.
+func awaitCounter(t *testing.T, c *dyad.Client, counter string, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		cs, err := c.Counters(ctx)
+		cancel()
+		if err == nil && cs[counter] >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("counter %s never reached %d (last %v, %v)", counter, want, cs[counter], err)
+		}
+		<-tick.C
+	}
+}

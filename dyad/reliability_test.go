@@ -340,7 +340,8 @@ func TestConsumerAgentRestart(t *testing.T) {
 		}
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Kill the agent once the consumer waits on it for the file.
+	awaitCounter(t, waiter, "kvs_waits", 1)
 	sub.cmd.Process.Signal(os.Kill)
 	sub.cmd.Wait()
 	startSubAgent(t, o)

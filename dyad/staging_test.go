@@ -333,7 +333,8 @@ func TestExternalEtcd(t *testing.T) {
 	data := randBytes(2<<20, 11)
 	done := make(chan error, 1)
 	go func() { _, err := cons.client.Consume("ext/a.bin"); done <- err }()
-	time.Sleep(100 * time.Millisecond)
+	// Produce once the consumer blocks in the KVS wait.
+	awaitCounter(t, cons.client, "kvs_waits", 1)
 	produce(t, prod, "ext/a.bin", data)
 	if err := <-done; err != nil {
 		t.Fatal(err)
