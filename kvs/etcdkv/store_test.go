@@ -1,9 +1,12 @@
 package etcdkv_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +35,7 @@ func TestEmbeddedStore(t *testing.T) {
 	e, s := startEmbedded(t, t.TempDir())
 	defer e.Close()
 	defer s.Close()
-	exercise(t, s)
+	exercise(t, s, e.Endpoint())
 }
 
 func TestExternalStore(t *testing.T) {
@@ -42,10 +45,47 @@ func TestExternalStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kv.Close()
-	exercise(t, kv)
+	exercise(t, kv, ep)
 }
 
-func exercise(t *testing.T, raw kvs.KV) {
+// watchers reads the number of watchers of the etcd at ep from its /metrics.
+func watchers(t *testing.T, ep string) int {
+	t.Helper()
+	r, err := http.Get("http://" + ep + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	sc := bufio.NewScanner(r.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "etcd_debugging_mvcc_watcher_total "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("watcher_total %q: %v", v, err)
+			}
+			return int(n)
+		}
+	}
+	t.Fatal("etcd's /metrics has no etcd_debugging_mvcc_watcher_total")
+	return 0
+}
+
+// awaitWatchers waits until the etcd at ep has at least n watchers: the event that
+// says a waiter is watching.
+func awaitWatchers(t *testing.T, ep string, n int) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.Now().Add(30 * time.Second)
+	for watchers(t, ep) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("etcd never had %d watchers", n)
+		}
+		<-tick.C
+	}
+}
+
+func exercise(t *testing.T, raw kvs.KV, ep string) {
 	ctx := context.Background()
 	kv := kvs.Namespace(raw, "test", "a/b") // "/" in a segment must stay inside it
 	other := kvs.Namespace(raw, "test", "a")
@@ -88,14 +128,23 @@ func exercise(t *testing.T, raw kvs.KV) {
 	if err != nil || len(es) != 2 || es[0].Key != "ctr" || es[1].Key != "k1" {
 		t.Fatalf("List = %+v %v", es, err)
 	}
-	// WaitCreate wakes on a later Put.
+	// WaitCreate wakes on a Put made once it watches.
+	base := watchers(t, ep)
+	type got struct {
+		v   []byte
+		err error
+	}
+	woke := make(chan got, 1)
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		kv.Put(ctx, "later", []byte("x"))
+		v, err := kvs.WaitCreate(ctx, kv, "later", 30*time.Second)
+		woke <- got{v, err}
 	}()
-	v, err = kvs.WaitCreate(ctx, kv, "later", 5*time.Second)
-	if err != nil || string(v) != "x" {
-		t.Fatalf("WaitCreate = %q %v", v, err)
+	awaitWatchers(t, ep, base+1)
+	if _, err := kv.Put(ctx, "later", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-woke; g.err != nil || string(g.v) != "x" {
+		t.Fatalf("WaitCreate = %q %v", g.v, g.err)
 	}
 	// A wait that cannot be satisfied ends with ErrTimeout, not a hang.
 	start := time.Now()
