@@ -109,6 +109,8 @@ static void reader(const char *mode, const char *kill_fifo) {
 	CHECK(dtf_transfer(path, ncid));
 	n += expect_slab(buf, 0, start[1], NY, count[1], 1, 1, 0);
 
+	/* Every reader rank has had transfer 1 before the writer dies. */
+	MPI_Barrier(comm);
 	if (strcmp(mode, "writerdies") == 0 && rank == 0) {
 		int fd = open(kill_fifo, O_WRONLY);
 		if (fd < 0 || write(fd, "k", 1) != 1)
