@@ -32,8 +32,15 @@ func startAgentCmd(t *testing.T, env []string, args ...string) (*exec.Cmd, strin
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line := make(chan string, 1)
 	go func() {
-		l, _ := bufio.NewReader(stderr).ReadString('\n')
-		line <- l
+		// The first line that is not a log record (the embedded etcd may warn first).
+		r := bufio.NewReader(stderr)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil || !strings.HasPrefix(l, "time=") {
+				line <- l
+				return
+			}
+		}
 	}()
 	select {
 	case l := <-line:

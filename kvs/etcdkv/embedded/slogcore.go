@@ -48,8 +48,15 @@ func (c *slogCore) With(fs []zapcore.Field) zapcore.Core {
 	return &d
 }
 
+// chosen are etcd's warnings about settings this package chose on purpose for a
+// single-member store on loopback: not the operator's to act on, so not logged.
+var chosen = map[string]bool{
+	"Running http and grpc server on single port. This is not recommended for production.": true,
+	"simple token is not cryptographically signed":                                         true,
+}
+
 func (c *slogCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if c.Enabled(e.Level) {
+	if c.Enabled(e.Level) && !chosen[e.Message] {
 		return ce.AddCore(e, c)
 	}
 	return ce
