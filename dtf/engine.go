@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
@@ -29,11 +30,13 @@ type engine struct {
 	compRanks [][]int             // transport ranks of each component's ranks, in component-rank order
 	ownsMPI   bool                // Init initialised MPI, so Finalize finalises it
 
-	mail  []*envelope        // control messages not yet taken by a waiter
-	sends []*pendingSend     // control sends in flight
-	files map[string]*File   // open coupled files by path
-	match map[sessKey]*mfile // matcher state by file session
-	hist  map[string]*pathHistory
+	mail  []*envelope       // control messages not yet taken by a waiter
+	sends []*pendingSend    // control sends in flight
+	files map[string]*File  // open coupled files by path
+	mt    *protocol.Matcher // the matcher role of every file session
+	// matchTime is the time the matcher took per session, until its epoch ends.
+	matchTime map[sessKey]time.Duration
+	hist      map[string]*pathHistory
 	// explicit marks [FILE] sections whose files have seen Transfer: their users
 	// follow the explicit-epoch contract, so buffer_data=0 may skip copies.
 	explicit map[int]bool
@@ -72,7 +75,7 @@ func Init(configPath, component string) error {
 	if err != nil {
 		return err
 	}
-	e := &engine{cfg: cfg, files: map[string]*File{}, match: map[sessKey]*mfile{}, hist: map[string]*pathHistory{}, explicit: map[int]bool{}, stores: newStores()}
+	e := &engine{cfg: cfg, files: map[string]*File{}, matchTime: map[sessKey]time.Duration{}, hist: map[string]*pathHistory{}, explicit: map[int]bool{}, stores: newStores()}
 	if !mpi.Initialized() {
 		if _, err := mpi.InitThread(mpi.ThreadMultiple); err != nil {
 			return err
@@ -88,6 +91,7 @@ func Init(configPath, component string) error {
 	if e.tags, err = newTagLayout(e.tr.TagUB()); err != nil {
 		return err
 	}
+	e.mt = e.newMatcher()
 	if cfg.StatsPath != "" {
 		if e.stats, err = OpenStatsWriter(cfg.StatsPath); err != nil {
 			return err

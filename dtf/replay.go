@@ -17,14 +17,13 @@ type readerRec map[int]*envelope
 type stores struct {
 	wrecs *replay.Store[writerRec]
 	rrecs *replay.Store[readerRec]
-	mrecs *replay.Store[*matchRec]
 	// ends holds, per reader epoch, one past its last recorded round: a
 	// reader that ends an epoch earlier may have pushed rounds to drain.
 	ends *replay.Store[int]
 }
 
 func newStores() stores {
-	return stores{replay.NewStore[writerRec](), replay.NewStore[readerRec](), replay.NewStore[*matchRec](), replay.NewStore[int]()}
+	return stores{replay.NewStore[writerRec](), replay.NewStore[readerRec](), replay.NewStore[int]()}
 }
 
 // replayKey names this file's record for an epoch and round (-1: the writer's).

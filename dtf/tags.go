@@ -3,6 +3,8 @@ package dtf
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 )
 
 // Tags. Control messages share tagCtl. A data tag names a transfer by the
@@ -65,21 +67,8 @@ func (l tagLayout) pickFileSlot(next int, busy map[int]bool) (int, error) {
 	return 0, fmt.Errorf("dtf: %d coupled files are open for writing in this process, the most the tag bound %d allows", l.Files, l.UB)
 }
 
-// transferID hands out matcher self's (of nmatch) next transfer id for one
-// epoch of one file and advances its counter. Ids interleave the matchers
-// (id % nmatch == self), so two matchers never give one pair the same tag,
-// and wrap within the slot, skipping ids used already in the epoch (used,
-// which transferID extends). More transfers in one epoch at one matcher
-// than the slot holds is an error.
+// transferID hands out matcher self's (of nmatch) next transfer id under
+// this layout (see protocol.TransferID).
 func (l tagLayout) transferID(counter *int64, nmatch, self int, used map[int64]bool) (int64, error) {
-	k := int64(l.IDs / nmatch)
-	for range k {
-		id := *counter%k*int64(nmatch) + int64(self)
-		*counter++
-		if !used[id] {
-			used[id] = true
-			return id, nil
-		}
-	}
-	return 0, fmt.Errorf("dtf: an epoch needs more than %d transfers at one of %d matchers: the tag bound %d leaves %d transfer ids per file (use fewer, larger requests, or more matchers)", k, nmatch, l.UB, l.IDs)
+	return protocol.TransferID(l.IDs, l.UB, counter, nmatch, self, used)
 }

@@ -1,6 +1,12 @@
-// Package protocol holds the control messages of dtf's array-coupling protocol and
-// their wire encoding. It is plain Go over plain data: no MPI, UCX, KVS, clock or
-// goroutine, so the decoder is fuzzed (FuzzDecode) without a launcher.
+// Package protocol holds the control messages of dtf's array-coupling protocol, their
+// wire encoding, and the matcher role as a pure state machine (Matcher): the engine
+// hands it each request it receives (Step) and sends what it answers (Ready), in the
+// manner of etcd's raft. It is plain Go over plain data: no MPI, UCX, KVS, clock or
+// goroutine, so the decoder is fuzzed (FuzzDecode) and the matcher is tested by a
+// seeded simulation (TestSimulation: writers, readers and matchers of several
+// sessions in one process, messages delivered in any order MPI allows, ranks
+// killed at any step; a failing seed replays with -seed N, and
+// testdata/sim-seeds keeps those that once failed) without a launcher.
 //
 // Three roles exchange these messages for every session of a coupled file (create or
 // open to close) and every epoch within it: the writer component's ranks, the
