@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/mpilaunch"
 )
 
@@ -89,9 +89,9 @@ func RunReplay(bin string, w ReplayWorkload, env []string, timeout time.Duration
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	stats := filepath.Join(dir, "stats.jsonl")
+	statsPath := filepath.Join(dir, "stats.jsonl")
 	cfg := filepath.Join(dir, "cycles.ini")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(CyclesConfig, stats)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(CyclesConfig, statsPath)), 0o644); err != nil {
 		return nil, err
 	}
 	args := []string{"-cfg", cfg, "-dir", dir, "-cycles", strconv.Itoa(w.Cycles), "-nvars", strconv.Itoa(w.NVars),
@@ -101,12 +101,7 @@ func RunReplay(bin string, w ReplayWorkload, env []string, timeout time.Duration
 	if r.Err != nil {
 		return nil, launchError("replay cycles", r)
 	}
-	f, err := os.Open(stats)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := dtf.ReadStats(f)
+	recs, err := stats.ReadFile(statsPath)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +109,7 @@ func RunReplay(bin string, w ReplayWorkload, env []string, timeout time.Duration
 }
 
 // ParseReplay reads the helper's CYCLE lines and the statistics records.
-func ParseReplay(out string, recs []dtf.EpochStats, w ReplayWorkload) (*ReplayResult, error) {
+func ParseReplay(out string, recs []stats.Record, w ReplayWorkload) (*ReplayResult, error) {
 	res := &ReplayResult{Workload: w, Seconds: map[string]Summary{}, Match: map[string]Summary{}, Transfer: map[string]Summary{},
 		Hits: map[string]int{}, Misses: map[string]int{}}
 	res.Writes = int64(w.NVars) * w.WBlocks * Writers
@@ -133,7 +128,7 @@ func ParseReplay(out string, recs []dtf.EpochStats, w ReplayWorkload) (*ReplayRe
 	}
 	res.Measured = len(secs[ReplayOn])
 	match, xfer := map[string][]float64{}, map[string][]float64{}
-	for _, s := range dtf.SummarizeStats(recs) {
+	for _, s := range stats.Summarize(recs) {
 		m := cycleFileRE.FindStringSubmatch(s.File)
 		if m == nil || m[2] == "000" {
 			continue
@@ -141,8 +136,8 @@ func ParseReplay(out string, recs []dtf.EpochStats, w ReplayWorkload) (*ReplayRe
 		if s.Errors > 0 {
 			return nil, fmt.Errorf("bench: replay: %s reports %d errors", s.File, s.Errors)
 		}
-		match[m[1]] = append(match[m[1]], s.MaxMatch.Seconds())
-		xfer[m[1]] = append(xfer[m[1]], s.MaxTransfer.Seconds())
+		match[m[1]] = append(match[m[1]], s.Match.Seconds())
+		xfer[m[1]] = append(xfer[m[1]], s.Transfer.Seconds())
 	}
 	for _, r := range recs {
 		m := cycleFileRE.FindStringSubmatch(r.File)
@@ -151,9 +146,9 @@ func ParseReplay(out string, recs []dtf.EpochStats, w ReplayWorkload) (*ReplayRe
 		}
 		k := m[1] + "/" + r.Role
 		switch r.Replay {
-		case dtf.ReplayHit:
+		case stats.Hit:
 			res.Hits[k]++
-		case dtf.ReplayMiss:
+		case stats.Miss:
 			res.Misses[k]++
 		}
 	}

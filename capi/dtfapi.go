@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	dtfcfg "github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/nc"
 )
 
@@ -109,7 +110,7 @@ func transferPath(call string, path *C.char, ncid C.int) (string, error) {
 		}
 		p = f.Path()
 	}
-	if ok, mode := dtf.Claims(p); !ok || mode == dtf.ModeFile {
+	if ok, mode := dtf.Claims(p); !ok || mode == dtfcfg.ModeFile {
 		return "", nil
 	}
 	return p, nil

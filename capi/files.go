@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	dtfcfg "github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
@@ -81,7 +82,7 @@ func canonical(p string) string {
 }
 
 var (
-	lazyCfg    *dtf.Config // the config, loaded to route files before the runtime starts
+	lazyCfg    *dtfcfg.Config // the config, loaded to route files before the runtime starts
 	lazyCfgErr error
 )
 
@@ -92,7 +93,7 @@ func claimed(path string) (bool, error) {
 		return false, nil
 	}
 	if lazyCfg == nil && lazyCfgErr == nil {
-		lazyCfg, lazyCfgErr = dtf.LoadConfigEnv("")
+		lazyCfg, lazyCfgErr = dtfcfg.LoadConfigEnv("")
 	}
 	if lazyCfgErr != nil {
 		return false, lazyCfgErr
@@ -148,7 +149,7 @@ func couplet_route(commp *unsafe.Pointer, path *C.char, create, mode C.int, toke
 	if *commp == mpi.World().Ptr() {
 		*commp = dtf.Comm().Ptr() // MPMD: the component, not both of them
 	}
-	if fmode != dtf.ModeFile {
+	if fmode != dtfcfg.ModeFile {
 		return routeTransfer
 	}
 	writer := create != 0 || int(mode)&nc.WRITE != 0

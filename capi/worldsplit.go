@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	dtfcfg "github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 )
@@ -59,7 +60,7 @@ func couplet_split_init() {
 
 // splitWorld is couplet_split_init's work.
 func splitWorld() error {
-	cfg, err := dtf.LoadConfigEnv("")
+	cfg, err := dtfcfg.LoadConfigEnv("")
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func splitWorld() error {
 	if err != nil {
 		return err
 	}
-	if cfg.Transport != dtf.TransportMPI || distinct(comps) < 2 {
+	if cfg.Transport != dtfcfg.TransportMPI || distinct(comps) < 2 {
 		// A program alone, or one launch of separately launched
 		// components: its world is its component already. The runtime
 		// starts at its first coupled create or open.
@@ -115,7 +116,7 @@ func startSplitAfterInit() error {
 
 // ownComponent finds this rank's component as dtf.Init will: by name from
 // COUPLET_COMPONENT or MPMD_COMP, else by MPI_APPNUM in comp_name order.
-func ownComponent(cfg *dtf.Config, app int) (int, error) {
+func ownComponent(cfg *dtfcfg.Config, app int) (int, error) {
 	for _, env := range []string{"COUPLET_COMPONENT", "MPMD_COMP"} {
 		if name := os.Getenv(env); name != "" {
 			if i := cfg.CompIndex(name); i >= 0 {

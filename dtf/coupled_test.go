@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
@@ -106,20 +106,20 @@ func TestUncoveredReadFails(t *testing.T) {
 
 func TestUnwrittenFill(t *testing.T) {
 	dir := t.TempDir()
-	stats := filepath.Join(dir, "stats.jsonl")
-	cfg := writeConfig(t, dir, "transfer", "unwritten = fill", "stats_path = "+stats)
+	statsPath := filepath.Join(dir, "stats.jsonl")
+	cfg := writeConfig(t, dir, "transfer", "unwritten = fill", "stats_path = "+statsPath)
 	bin := mpitest.Build(t, prog)
 	a := []string{"-cfg", cfg, "-dir", dir, "-case", "uncovered", "-fill", "-wgrid", "2x1", "-rgrid", "3x1"}
 	out := mpitest.Run(t, 2*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a}, mpitest.App{NP: 3, Prog: bin, Args: a})
 	if strings.Count(out, "FILLED") != 3 {
 		t.Fatalf("not every reader saw its data:\n%s", out)
 	}
-	f, err := os.Open(stats)
+	f, err := os.Open(statsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := dtf.ReadStats(f)
+	recs, err := stats.Read(f)
 	if err != nil {
 		t.Fatal(err)
 	}

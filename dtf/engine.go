@@ -3,6 +3,8 @@ package dtf
 import (
 	"errors"
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/config"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"os"
 	"runtime"
 	"sync"
@@ -21,7 +23,7 @@ import (
 // optional background progress goroutine and application calls never overlap.
 type engine struct {
 	mu  sync.Mutex
-	cfg *Config
+	cfg *config.Config
 
 	tr        transport.Transport // how control messages and blocks move between components
 	kv        kvs.KV              // the rendezvous store, when the transport needs one
@@ -46,7 +48,7 @@ type engine struct {
 	nextFileID int       // the file slot to try first for the next written file
 	inFlight   int       // data messages posted and not yet complete, over all files
 	polled     time.Time // when poll last ran
-	stats      *StatsWriter
+	stats      *stats.Writer
 	totals     rankTotals // this rank's statistics, for DTF_PRINT_STATS
 	opened     []string   // paths the program opened, coupled or not (verbose finalize)
 	stop       chan struct{}
@@ -71,7 +73,7 @@ func Init(configPath, component string) error {
 	if eng != nil {
 		return errors.New("dtf: Init called twice")
 	}
-	cfg, err := LoadConfigEnv(configPath)
+	cfg, err := config.LoadConfigEnv(configPath)
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,7 @@ func Init(configPath, component string) error {
 	}
 	e.mt = e.newMatcher()
 	if cfg.StatsPath != "" {
-		if e.stats, err = OpenStatsWriter(cfg.StatsPath); err != nil {
+		if e.stats, err = stats.Open(cfg.StatsPath); err != nil {
 			return err
 		}
 	}
@@ -109,7 +111,7 @@ func Init(configPath, component string) error {
 // findComponent resolves this process's component index: the name given to
 // Init, else COUPLET_COMPONENT or MPMD_COMP, else MPI_APPNUM (one mpirun
 // only: separately launched jobs each have MPI_APPNUM 0).
-func findComponent(cfg *Config, name string) (int, error) {
+func findComponent(cfg *config.Config, name string) (int, error) {
 	for _, env := range []string{"COUPLET_COMPONENT", "MPMD_COMP"} {
 		if name == "" {
 			name = os.Getenv(env)
@@ -121,7 +123,7 @@ func findComponent(cfg *Config, name string) (int, error) {
 		}
 		return 0, fmt.Errorf("dtf: component %q is not declared in %s (comp_name: %v)", name, cfg.Path, cfg.CompNames)
 	}
-	if cfg.Launched() == LaunchSeparate {
+	if cfg.Launched() == config.LaunchSeparate {
 		return 0, errors.New("dtf: separately launched components must be named: pass a name to Init or set COUPLET_COMPONENT")
 	}
 	n, set, err := mpi.AppNum()

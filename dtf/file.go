@@ -2,6 +2,8 @@ package dtf
 
 import (
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/config"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"time"
 
 	"github.com/couplet-hpc/couplet/matcher"
@@ -30,7 +32,7 @@ func (r role) String() string {
 type File struct {
 	e       *engine
 	path    string
-	fc      *FileConfig
+	fc      *config.FileConfig
 	session int
 	role    role
 	group   mpi.Comm // the communicator the file was created or opened on
@@ -68,7 +70,7 @@ type File struct {
 	byID      map[int64]*piece
 	nextID    int64
 
-	st EpochStats
+	st stats.Record
 }
 
 // pathHistory carries what outlives one session of a path: how many sessions
@@ -80,7 +82,7 @@ type pathHistory struct {
 
 // Claims reports whether path is coupled by the running configuration, and in
 // which mode.
-func Claims(path string) (bool, FileMode) {
+func Claims(path string) (bool, config.FileMode) {
 	e, err := current()
 	if err != nil {
 		return false, ""
@@ -129,7 +131,7 @@ func Open(comm mpi.Comm, path string, mode int) (*File, *nc.Header, error) {
 }
 
 // coupled returns the engine and the [FILE] section of a coupled path.
-func coupled(path string) (*engine, *FileConfig, error) {
+func coupled(path string) (*engine, *config.FileConfig, error) {
 	e, err := current()
 	if err != nil {
 		return nil, nil, err
@@ -213,7 +215,7 @@ func (f *File) peerComp() int { return f.e.peerOf(f.fc) }
 
 // peerOf returns the component that this process's component is coupled to
 // through a [FILE] section.
-func (e *engine) peerOf(fc *FileConfig) int {
+func (e *engine) peerOf(fc *config.FileConfig) int {
 	a, b := e.cfg.CompIndex(fc.Comp1), e.cfg.CompIndex(fc.Comp2)
 	if e.comp == a {
 		return b
@@ -299,8 +301,8 @@ func (f *File) setPartition() error {
 }
 
 func (f *File) resetStats() {
-	f.st = EpochStats{File: f.path, Section: f.fc.Index, Session: f.session, Epoch: f.epoch, Role: f.role.String(),
-		Rank: f.me, Comp: f.e.cfg.CompNames[f.e.comp], Replay: ReplayOff, Start: time.Now()}
+	f.st = stats.Record{File: f.path, Section: f.fc.Index, Session: f.session, Epoch: f.epoch, Role: f.role.String(),
+		Rank: f.me, Comp: f.e.cfg.CompNames[f.e.comp], Replay: stats.Off, Start: time.Now()}
 }
 
 // endEpoch writes this epoch's statistics (an epoch that moved nothing, such

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"os"
 	"strings"
 
@@ -21,13 +22,13 @@ import (
 // missing.
 func (e *engine) joinWorld() error {
 	launch := e.cfg.Launched()
-	if launch == LaunchSeparate && e.cfg.Transport == TransportMPI {
+	if launch == config.LaunchSeparate && e.cfg.Transport == config.TransportMPI {
 		return errors.New("dtf: separate launches share no MPI world: set transport = ucx")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 	defer cancel()
 	s := transport.Setup{Launch: transport.Launch(launch), Components: e.cfg.CompNames, Comp: e.comp, Timeout: e.cfg.Timeout}
-	if launch == LaunchSeparate || e.cfg.Transport == TransportUCX {
+	if launch == config.LaunchSeparate || e.cfg.Transport == config.TransportUCX {
 		if err := e.openKVS(ctx); err != nil {
 			return err
 		}
@@ -41,7 +42,7 @@ func (e *engine) joinWorld() error {
 	// collectives in it. In one mpirun it is the world split by component;
 	// a separate launch is one component, so its world is the component.
 	var err error
-	if launch == LaunchMPMD {
+	if launch == config.LaunchMPMD {
 		e.comm, err = mpi.World().Split(e.comp, mpi.World().Rank())
 	} else {
 		e.comm, err = mpi.World().Dup()

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
@@ -66,8 +66,8 @@ func TestLoadReplaySoak(t *testing.T) {
 		cycles, _ = strconv.Atoi(s)
 	}
 	dir := t.TempDir()
-	stats := filepath.Join(dir, "stats.jsonl")
-	cfg := loadConfig(t, dir, []string{"num_matchers = 1", "stats_path = " + stats}, []string{"replay_io = 1"})
+	statsPath := filepath.Join(dir, "stats.jsonl")
+	cfg := loadConfig(t, dir, []string{"num_matchers = 1", "stats_path = " + statsPath}, []string{"replay_io = 1"})
 	bin := mpitest.Build(t, loadProg)
 	a := []string{"-cfg", cfg, "-dir", dir, "-case", "soak", "-ny", "64", "-nx", "64", "-tile", "8", "-cycles", strconv.Itoa(cycles)}
 	start := time.Now()
@@ -111,22 +111,22 @@ func TestLoadReplaySoak(t *testing.T) {
 	t.Logf("%d cycles in %v (%.1f ms/cycle)", cycles, elapsed.Round(time.Millisecond), float64(elapsed.Milliseconds())/float64(cycles))
 	// Replay served every cycle after the first: the soak exercised the
 	// replay path, not full matching.
-	f, err := os.Open(stats)
+	f, err := os.Open(statsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := dtf.ReadStats(f)
+	recs, err := stats.Read(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := map[dtf.ReplayOutcome]int{}
+	hits := map[stats.Outcome]int{}
 	for _, r := range recs {
 		if r.Role == "writer" {
 			hits[r.Replay]++
 		}
 	}
-	if hits[dtf.ReplayHit] != 2*(cycles-1) {
+	if hits[stats.Hit] != 2*(cycles-1) {
 		t.Errorf("writer replay outcomes %v, want %d hits (2 writers, every cycle after the first)", hits, 2*(cycles-1))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/config"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"slices"
 	"time"
 
@@ -353,8 +355,11 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	elapsed := time.Since(start)
 	waited = min(waited, elapsed)
 	overlap := max(0, min(earlyTo.Sub(start), waited)-earlyFrom.Sub(start))
-	f.st.MatchTime += elapsed - posting
-	f.st.WaitTime += waited - overlap
+	// The reader does no matching: its wait for the schedules splits into
+	// the wait for the writers and the rest (the matchers' round trip).
+	wait := waited - overlap
+	f.st.WaitTime += wait
+	f.st.SchedTime += max(0, elapsed-posting-wait)
 	xfer := time.Now().Add(-posting)
 	if err == nil {
 		err = f.waitRecvs(recvs)
@@ -374,7 +379,7 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	err = errors.Join(errs...)
 	if record && err == nil && !f.multiple {
 		e.rrecs.Put(key, sig, rec)
-		if f.st.Replay != ReplayMiss {
+		if f.st.Replay != stats.Miss {
 			f.st.Replay = outcomeOf(replay.Decide(true, hits == replies && replies > 0))
 		}
 	}
@@ -522,7 +527,7 @@ func (f *File) handleMissing(missing []matcher.Uncovered) error {
 		}
 		name := f.hdr.Vars[u.Var].Name
 		for _, b := range u.Missing {
-			if f.e.cfg.Unwritten == UnwrittenFill {
+			if f.e.cfg.Unwritten == config.UnwrittenFill {
 				fillBox(p, b, f.fillValue(u.Var))
 				continue
 			}

@@ -1,6 +1,7 @@
 package dtf
 
 import (
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/replay"
 )
 
@@ -59,4 +60,4 @@ func (f *File) signature(ps []*piece) uint64 {
 }
 
 // outcomeOf converts a replay outcome for the statistics.
-func outcomeOf(o replay.Outcome) ReplayOutcome { return ReplayOutcome(o.String()) }
+func outcomeOf(o replay.Outcome) stats.Outcome { return stats.Outcome(o.String()) }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
@@ -20,8 +20,8 @@ import (
 func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra ...string) (digests []string, outcomes map[int]map[string]int, pushes map[int][2]int) {
 	t.Helper()
 	dir := t.TempDir()
-	stats := filepath.Join(dir, "stats.jsonl")
-	cfg := writeConfig(t, dir, "transfer", append(extra, "stats_path = "+stats)...)
+	statsPath := filepath.Join(dir, "stats.jsonl")
+	cfg := writeConfig(t, dir, "transfer", append(extra, "stats_path = "+statsPath)...)
 	b, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -34,12 +34,12 @@ func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra
 	out := mpitest.Run(t, 3*time.Minute, mpitest.App{NP: 4, Prog: bin, Args: a}, mpitest.App{NP: 3, Prog: bin, Args: a})
 	digests = digestRE.FindAllString(out, -1)
 	sort.Strings(digests)
-	f, err := os.Open(stats)
+	f, err := os.Open(statsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := dtf.ReadStats(f)
+	recs, err := stats.Read(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func runCycles(t *testing.T, replayIO int, fileKeys string, args []string, extra
 
 func TestReplayHitsAfterFirstCycle(t *testing.T) {
 	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1"}
-	on, stats, _ := runCycles(t, 1, "", args, "num_matchers = 2")
+	on, statsPath, _ := runCycles(t, 1, "", args, "num_matchers = 2")
 	off, _, _ := runCycles(t, 0, "", args, "num_matchers = 2")
 	if len(on) != 4*3 || strings.Join(on, "\n") != strings.Join(off, "\n") {
 		t.Fatalf("replay changed the data:\non:\n%s\noff:\n%s", strings.Join(on, "\n"), strings.Join(off, "\n"))
@@ -76,7 +76,7 @@ func TestReplayHitsAfterFirstCycle(t *testing.T) {
 		if k == 0 {
 			want = "miss"
 		}
-		got := stats[k*10]
+		got := statsPath[k*10]
 		if got["writer:"+want] != 4 || got["reader:"+want] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want every rank %s", k, got, want)
 		}
@@ -86,19 +86,19 @@ func TestReplayHitsAfterFirstCycle(t *testing.T) {
 // Several pending gets ended by an explicit Transfer replay too: the order in
 // which the engine batches them must not change the signature.
 func TestReplayExplicitManyGets(t *testing.T) {
-	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-nvars", "5", "-explicit", "-wgrid", "2x2", "-rgrid", "3x1"})
+	_, statsPath, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-nvars", "5", "-explicit", "-wgrid", "2x2", "-rgrid", "3x1"})
 	for k := 1; k < 4; k++ {
-		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+		if got := statsPath[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want 4 writers and 3 readers to hit", k, got)
 		}
 	}
 }
 
 func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
-	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
+	_, statsPath, _ := runCycles(t, 1, "", []string{"-cycles", "5", "-change", "2", "-wgrid", "2x2", "-rgrid", "3x1", "-rgrid2", "1x3"})
 	want := []string{"miss", "hit", "miss", "hit", "hit"}
 	for k, w := range want {
-		if got := stats[k*10]; got["reader:"+w] != 3 {
+		if got := statsPath[k*10]; got["reader:"+w] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want readers %s", k, got, w)
 		}
 	}
@@ -108,14 +108,14 @@ func TestReplayFallsBackWhenPatternChanges(t *testing.T) {
 // readers still replay in that epoch, and the data stay right (the program
 // checks every value).
 func TestReplayOneReaderChanges(t *testing.T) {
-	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-split", "1", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	_, statsPath, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-split", "1", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
 	for k, want := range []map[string]int{
 		{"writer:miss": 4, "reader:miss": 3},
 		{"writer:hit": 4, "reader:hit": 3},
 		{"writer:hit": 4, "reader:hit": 2, "reader:miss": 1},
 		{"writer:hit": 4, "reader:hit": 3},
 	} {
-		if got := stats[k*10]; !maps.Equal(got, want) {
+		if got := statsPath[k*10]; !maps.Equal(got, want) {
 			t.Errorf("cycle %d: outcomes %v, want %v", k, got, want)
 		}
 	}
@@ -125,27 +125,27 @@ func TestReplayOneReaderChanges(t *testing.T) {
 // writers' writes from their records and match every round afresh, so the
 // readers miss too, and the next cycle hits again.
 func TestReplayOneWriterChanges(t *testing.T) {
-	_, stats, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-wsplit", "2", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
+	_, statsPath, _ := runCycles(t, 1, "", []string{"-cycles", "4", "-change", "2", "-wsplit", "2", "-wgrid", "2x2", "-rgrid", "3x1"}, "num_matchers = 2")
 	for k, want := range []map[string]int{
 		{"writer:miss": 4, "reader:miss": 3},
 		{"writer:hit": 4, "reader:hit": 3},
 		{"writer:hit": 3, "writer:miss": 1, "reader:miss": 3},
 		{"writer:hit": 4, "reader:hit": 3},
 	} {
-		if got := stats[k*10]; !maps.Equal(got, want) {
+		if got := statsPath[k*10]; !maps.Equal(got, want) {
 			t.Errorf("cycle %d: outcomes %v, want %v", k, got, want)
 		}
 	}
 }
 
 func TestReplayWithRolesFlipping(t *testing.T) {
-	_, stats, _ := runCycles(t, 1, "num_sessions = 2", []string{"-cycles", "3", "-flip", "-wgrid", "2x2", "-rgrid", "3x1"})
+	_, statsPath, _ := runCycles(t, 1, "num_sessions = 2", []string{"-cycles", "3", "-flip", "-wgrid", "2x2", "-rgrid", "3x1"})
 	// Session 1 of each cycle's file is written by the original reader.
 	for k := 1; k < 3; k++ {
-		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+		if got := statsPath[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
 			t.Errorf("cycle %d session 0: outcomes %v, want 4 writers and 3 readers to hit", k, got)
 		}
-		if got := stats[k*10+1]; got["writer:hit"] != 3 || got["reader:hit"] != 4 {
+		if got := statsPath[k*10+1]; got["writer:hit"] != 3 || got["reader:hit"] != 4 {
 			t.Errorf("cycle %d session 1: outcomes %v, want the 3 new writers and 4 new readers to hit", k, got)
 		}
 	}
@@ -156,13 +156,13 @@ func TestReplayWithRolesFlipping(t *testing.T) {
 // the data on the writers' verdicts alone. It must equal a run without replay.
 func TestReplayPushedToLateReaders(t *testing.T) {
 	args := []string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1", "-rdelay", "300ms"}
-	on, stats, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
+	on, statsPath, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
 	off, _, _ := runCycles(t, 0, "", args, "num_matchers = 2")
 	if len(on) != 4*3 || strings.Join(on, "\n") != strings.Join(off, "\n") {
 		t.Fatalf("replay changed the data:\non:\n%s\noff:\n%s", strings.Join(on, "\n"), strings.Join(off, "\n"))
 	}
 	for k := 1; k < 4; k++ {
-		if got := stats[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+		if got := statsPath[k*10]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
 			t.Errorf("cycle %d: outcomes %v, want every rank to hit", k, got)
 		}
 		if got := pushes[k*10]; got != [2]int{3, 0} {
@@ -187,14 +187,14 @@ func TestReplayDrainsUnwantedPushes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1", "-rdelay", "300ms"}, tc.args...)
-			_, stats, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
-			if got := stats[20]; !maps.Equal(got, tc.want) {
+			_, statsPath, pushes := runCycles(t, 1, "", args, "num_matchers = 2")
+			if got := statsPath[20]; !maps.Equal(got, tc.want) {
 				t.Errorf("cycle 2: outcomes %v, want %v", got, tc.want)
 			}
 			if got := pushes[20][1]; got != tc.drained {
 				t.Errorf("cycle 2: %d readers drained, want %d", got, tc.drained)
 			}
-			if got := stats[30]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
+			if got := statsPath[30]; got["writer:hit"] != 4 || got["reader:hit"] != 3 {
 				t.Errorf("cycle 3: outcomes %v, want every rank to hit again", got)
 			}
 		})
@@ -207,9 +207,9 @@ func TestReplayDrainsUnwantedPushes(t *testing.T) {
 // an undrained send would never complete, so the writers would time out.
 func TestReplayReadersCloseEarly(t *testing.T) {
 	args := []string{"-cycles", "4", "-explicit", "-epochs", "3", "-closeearly", "2", "-ny", "64", "-nx", "64", "-wgrid", "2x2", "-rgrid", "3x1"}
-	_, stats, _ := runCycles(t, 1, "", args)
+	_, statsPath, _ := runCycles(t, 1, "", args)
 	for k := 1; k < 4; k++ {
-		if got := stats[k*10]; got["writer:miss"] != 0 || got["writer:hit"] == 0 {
+		if got := statsPath[k*10]; got["writer:miss"] != 0 || got["writer:hit"] == 0 {
 			t.Errorf("cycle %d: outcomes %v, want every writer epoch to hit", k, got)
 		}
 	}

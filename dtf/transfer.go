@@ -2,6 +2,7 @@ package dtf
 
 import (
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"maps"
 	"slices"
 
@@ -90,7 +91,7 @@ func (f *File) Close() error {
 // endSession counts a finished session of path and frees the path's state
 // once it has had num_sessions sessions, so a file per cycle costs nothing
 // after its cycle.
-func (e *engine) endSession(path string, fc *FileConfig, hdr *nc.Header) {
+func (e *engine) endSession(path string, fc *config.FileConfig, hdr *nc.Header) {
 	h := e.hist[path]
 	h.sessions++
 	h.hdr = hdr
@@ -118,7 +119,7 @@ func (e *engine) dropMail(path string, drop func(session int) bool) {
 type FileSession struct {
 	e       *engine
 	path    string
-	fc      *FileConfig
+	fc      *config.FileConfig
 	group   mpi.Comm
 	writer  bool
 	session int

@@ -8,22 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
 
 // ucxConfig writes a config for two separately launched components meeting
 // in the etcd at endpoint.
-func ucxConfig(t *testing.T, dir, endpoint string, fileKeys string) (cfg, stats string) {
+func ucxConfig(t *testing.T, dir, endpoint string, fileKeys string) (cfg, statsPath string) {
 	t.Helper()
-	stats = filepath.Join(dir, "stats.jsonl")
-	text := fmt.Sprintf("[INFO]\nncomp = 2\ncomp_name = w\ncomp_name = r\ntimeout = 20s\nnum_matchers = 2\ntransport = ucx\nkvs = %s\nstats_path = %s\n\n[FILE]\nfilename = %%.nc\ncomp1 = w\ncomp2 = r\n%s\n", endpoint, stats, fileKeys)
+	statsPath = filepath.Join(dir, "stats.jsonl")
+	text := fmt.Sprintf("[INFO]\nncomp = 2\ncomp_name = w\ncomp_name = r\ntimeout = 20s\nnum_matchers = 2\ntransport = ucx\nkvs = %s\nstats_path = %s\n\n[FILE]\nfilename = %%.nc\ncomp1 = w\ncomp2 = r\n%s\n", endpoint, statsPath, fileKeys)
 	cfg = filepath.Join(dir, "couple.ini")
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return cfg, stats
+	return cfg, statsPath
 }
 
 func TestOverUCX(t *testing.T) {
@@ -36,7 +36,7 @@ func TestOverUCX(t *testing.T) {
 
 	t.Run("replay and decompositions", func(t *testing.T) {
 		dir := t.TempDir()
-		cfg, stats := ucxConfig(t, dir, etcd.Endpoint(), "replay_io = 1")
+		cfg, statsPath := ucxConfig(t, dir, etcd.Endpoint(), "replay_io = 1")
 		args := []string{"-cfg", cfg, "-dir", dir, "-case", "cycles", "-cycles", "4", "-wgrid", "2x2", "-rgrid", "3x1"}
 		env := func(c string) []string {
 			return []string{"COUPLET_COMPONENT=" + c, "UCX_TLS=tcp", "COUPLET_JOB=" + t.Name()}
@@ -48,12 +48,12 @@ func TestOverUCX(t *testing.T) {
 			}
 		}
 		mpitest.NoUCXWarnings(t, rs...)
-		f, err := os.Open(stats)
+		f, err := os.Open(statsPath)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		recs, err := dtf.ReadStats(f)
+		recs, err := stats.Read(f)
 		if err != nil {
 			t.Fatal(err)
 		}

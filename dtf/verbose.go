@@ -2,6 +2,7 @@ package dtf
 
 import (
 	"fmt"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"io"
 	"os"
 	"slices"
@@ -20,7 +21,7 @@ type rankTotals struct {
 	hits, misses           int
 }
 
-func (t *rankTotals) add(s *EpochStats) {
+func (t *rankTotals) add(s *stats.Record) {
 	t.epochs++
 	t.requests += s.Requests
 	t.msgs += s.MsgsSent
@@ -28,9 +29,9 @@ func (t *rankTotals) add(s *EpochStats) {
 	t.match += s.MatchTime
 	t.transfer += s.TransferTime
 	switch s.Replay {
-	case ReplayHit:
+	case stats.Hit:
 		t.hits++
-	case ReplayMiss:
+	case stats.Miss:
 		t.misses++
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 )
@@ -17,7 +18,7 @@ func openCoupled(comm mpi.Comm, path string, mode int, create bool) (b Backend, 
 	if !coupled {
 		return nil, nil, false, nil
 	}
-	if fmode == dtf.ModeFile {
+	if fmode == config.ModeFile {
 		s, err := dtf.BeginFileSession(comm, path, create || mode&nc.WRITE != 0)
 		if err != nil {
 			return nil, nil, true, err

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 // statsPlotDir is where `couplet stats -o DIR` writes its PNG plots.
@@ -37,14 +37,14 @@ DIR/times.png (matching vs transfer time per epoch).`,
 			return err
 		}
 		defer f.Close()
-		recs, err := dtf.ReadStats(f)
+		recs, err := stats.Read(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
 		if len(recs) == 0 {
 			return fmt.Errorf("%s: no statistics records", args[0])
 		}
-		sums := dtf.SummarizeStats(recs)
+		sums := stats.Summarize(recs)
 		writeStatsTable(cmd.OutOrStdout(), sums)
 		if statsPlotDir != "" {
 			paths, err := writeStatsPlots(statsPlotDir, sums)
@@ -64,7 +64,7 @@ func init() {
 	root.AddCommand(statsCmd)
 }
 
-func writeStatsTable(w io.Writer, sums []dtf.EpochSummary) {
+func writeStatsTable(w io.Writer, sums []stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "FILE\tSESSION\tEPOCH\tWRITERS\tREADERS\tBYTES\tMATCH\tTRANSFER\tTHROUGHPUT\tMSGS\tREPLAY\tERRORS\t")
 	var bytes int64
@@ -72,13 +72,13 @@ func writeStatsTable(w io.Writer, sums []dtf.EpochSummary) {
 	for _, s := range sums {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%v\t%v\t%s\t%d\t%s\t%d\t\n",
 			s.File, s.Session, s.Epoch, s.Writers, s.Readers, humanize.IBytes(uint64(s.Bytes)),
-			s.MaxMatch.Round(time.Microsecond), s.MaxTransfer.Round(time.Microsecond),
+			s.Match.Round(time.Microsecond), s.Transfer.Round(time.Microsecond),
 			rate(s.Throughput()), s.Msgs, s.Replay(), s.Errors)
 		bytes += s.Bytes
-		transfer += s.MaxTransfer
+		transfer += s.Transfer
 	}
 	tw.Flush()
-	total := dtf.EpochSummary{Bytes: bytes, MaxTransfer: transfer}
+	total := stats.Summary{Bytes: bytes, Transfer: transfer}
 	fmt.Fprintf(w, "%d epoch(s), %s moved, %s over the summed slowest transfer times\n",
 		len(sums), humanize.IBytes(uint64(bytes)), rate(total.Throughput()))
 }
@@ -91,7 +91,7 @@ func rate(bps float64) string {
 }
 
 // writeStatsPlots draws the per-epoch plots; epochs are numbered in start order.
-func writeStatsPlots(dir string, sums []dtf.EpochSummary) ([]string, error) {
+func writeStatsPlots(dir string, sums []stats.Summary) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -101,8 +101,8 @@ func writeStatsPlots(dir string, sums []dtf.EpochSummary) ([]string, error) {
 	for i, s := range sums {
 		x := float64(i)
 		tp[i] = plotter.XY{X: x, Y: s.Throughput() / (1 << 20)}
-		match[i] = plotter.XY{X: x, Y: float64(s.MaxMatch) / float64(time.Millisecond)}
-		xfer[i] = plotter.XY{X: x, Y: float64(s.MaxTransfer) / float64(time.Millisecond)}
+		match[i] = plotter.XY{X: x, Y: float64(s.Match) / float64(time.Millisecond)}
+		xfer[i] = plotter.XY{X: x, Y: float64(s.Transfer) / float64(time.Millisecond)}
 	}
 	p1 := plot.New()
 	p1.Title.Text = "Throughput per epoch"

@@ -9,25 +9,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 func writeStatsFixture(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.jsonl")
-	w, err := dtf.OpenStatsWriter(path)
+	w, err := stats.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for epoch := range 3 {
 		start := t0.Add(time.Duration(epoch) * time.Second)
-		replay := dtf.ReplayHit
+		replay := stats.Hit
 		if epoch == 0 {
-			replay = dtf.ReplayOff
+			replay = stats.Off
 		}
 		for rank := range 2 {
-			recs := []dtf.EpochStats{
+			recs := []stats.Record{
 				{File: "out/step.nc", Epoch: epoch, Role: "writer", Rank: rank, Comp: "sim", Bytes: 4 << 20,
 					MatchTime: time.Duration(4-epoch) * time.Millisecond, TransferTime: 40 * time.Millisecond,
 					MsgsSent: 3, Replay: replay, Start: start, End: start.Add(50 * time.Millisecond)},

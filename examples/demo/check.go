@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
 )
 
@@ -52,7 +52,7 @@ func checkTransfer(j job, statsPath string) ([]string, error) {
 		got[s.File] += s.Bytes
 		report = append(report, fmt.Sprintf("dtf stats %s epoch %d: %.1f MB to %d readers, %d requests, %d messages, match %.1f ms, transfer %.1f ms",
 			filepath.Base(s.File), s.Epoch, float64(s.Bytes)/1e6, s.Readers, s.Requests, s.Msgs,
-			s.MaxMatch.Seconds()*1e3, s.MaxTransfer.Seconds()*1e3))
+			s.Match.Seconds()*1e3, s.Transfer.Seconds()*1e3))
 		if s.Errors > 0 {
 			return report, fmt.Errorf("dtf stats: %d errors in %s epoch %d", s.Errors, s.File, s.Epoch)
 		}
@@ -66,17 +66,17 @@ func checkTransfer(j job, statsPath string) ([]string, error) {
 }
 
 // readStats reads and summarises a run's statistics file.
-func readStats(path string) ([]dtf.EpochSummary, error) {
+func readStats(path string) ([]stats.Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dtf stats: %w", err)
 	}
 	defer f.Close()
-	recs, err := dtf.ReadStats(f)
+	recs, err := stats.Read(f)
 	if err != nil {
 		return nil, err
 	}
-	return dtf.SummarizeStats(recs), nil
+	return stats.Summarize(recs), nil
 }
 
 // checkFiles checks a file-mode run: every step file exists and the last

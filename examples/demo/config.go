@@ -5,14 +5,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
 )
 
 // configText is the dtf config coupling heat to analyze in mode (transfer
 // or file). statsPath, when not empty, turns the statistics on. With
 // transfer mode and no statistics it is examples/heat/couple.ini.
-func configText(mode dtf.FileMode, statsPath string) string {
+func configText(mode config.FileMode, statsPath string) string {
 	var b strings.Builder
 	b.WriteString(`# couplet heat example: heat writes one file per output step, analyze reads
 # each with another decomposition. Launch as
@@ -39,10 +39,10 @@ mode = %s
 }
 
 // writeConfig writes the config to path and checks that dtf accepts it.
-func writeConfig(path string, mode dtf.FileMode, statsPath string) error {
+func writeConfig(path string, mode config.FileMode, statsPath string) error {
 	if err := os.WriteFile(path, []byte(configText(mode, statsPath)), 0o644); err != nil {
 		return err
 	}
-	_, err := dtf.LoadConfig(path)
+	_, err := config.LoadConfig(path)
 	return err
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/examples/heat/heatfile"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
@@ -65,12 +65,12 @@ func wantVerified(t *testing.T, j job, out string, alone bool) {
 func TestCoupled(t *testing.T) {
 	cases := []struct {
 		name     string
-		mode     dtf.FileMode
+		mode     config.FileMode
 		explicit bool
 	}{
-		{"transfer", dtf.ModeTransfer, false},
-		{"transfer-explicit", dtf.ModeTransfer, true},
-		{"file", dtf.ModeFile, false},
+		{"transfer", config.ModeTransfer, false},
+		{"transfer-explicit", config.ModeTransfer, true},
+		{"file", config.ModeFile, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestCoupled(t *testing.T) {
 			j.explicit = c.explicit
 			dir := t.TempDir()
 			stats := ""
-			if c.mode == dtf.ModeTransfer {
+			if c.mode == config.ModeTransfer {
 				stats = filepath.Join(dir, "stats.jsonl")
 			}
 			j.config = filepath.Join(dir, "couple.ini")
@@ -89,7 +89,7 @@ func TestCoupled(t *testing.T) {
 			wantVerified(t, j, out, false)
 			var report []string
 			var err error
-			if c.mode == dtf.ModeTransfer {
+			if c.mode == config.ModeTransfer {
 				report, err = checkTransfer(j, stats)
 			} else {
 				report, err = checkFiles(j)
@@ -201,17 +201,17 @@ func TestCoupleIni(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := configText(dtf.ModeTransfer, ""); string(b) != want {
+	if want := configText(config.ModeTransfer, ""); string(b) != want {
 		t.Errorf("%s differs from the demo's transfer config:\n%s\nwant:\n%s", path, b, want)
 	}
-	cfg, err := dtf.LoadConfig(path)
+	cfg, err := config.LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range heatfile.OutputSteps(100, 20) {
 		p := heatfile.FileName("/some/run/dir", s)
 		fc, ok := cfg.FileFor(p)
-		if !ok || fc.Mode != dtf.ModeTransfer {
+		if !ok || fc.Mode != config.ModeTransfer {
 			t.Errorf("%s is not coupled in transfer mode by %s", p, path)
 		}
 	}

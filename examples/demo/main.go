@@ -20,7 +20,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
 )
 
@@ -35,14 +35,14 @@ func main() {
 	out := flag.String("out", "", "directory for the step files (default: a new temporary directory)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "end the run if it takes longer")
 	flag.Parse()
-	if err := run(dtf.FileMode(*mode), j, *out, *timeout); err != nil {
+	if err := run(config.FileMode(*mode), j, *out, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)
 	}
 }
 
-func run(mode dtf.FileMode, j job, out string, timeout time.Duration) error {
-	if mode != dtf.ModeTransfer && mode != dtf.ModeFile {
+func run(mode config.FileMode, j job, out string, timeout time.Duration) error {
+	if mode != config.ModeTransfer && mode != config.ModeFile {
 		return fmt.Errorf("unknown -mode %q (transfer | file)", mode)
 	}
 	tmp, err := os.MkdirTemp("", "couplet-demo-")
@@ -52,7 +52,7 @@ func run(mode dtf.FileMode, j job, out string, timeout time.Duration) error {
 	defer os.RemoveAll(tmp)
 	if out == "" {
 		out = filepath.Join(tmp, "out")
-		if mode == dtf.ModeFile {
+		if mode == config.ModeFile {
 			// File mode leaves its files for the user to look at.
 			if out, err = os.MkdirTemp("", "couplet-heat-files-"); err != nil {
 				return err
@@ -68,7 +68,7 @@ func run(mode dtf.FileMode, j job, out string, timeout time.Duration) error {
 		return err
 	}
 	stats := filepath.Join(tmp, "stats.jsonl")
-	if mode == dtf.ModeFile {
+	if mode == config.ModeFile {
 		stats = "" // no transfer epochs to report
 	}
 	j.config = filepath.Join(tmp, "couple.ini")
@@ -83,7 +83,7 @@ func run(mode dtf.FileMode, j job, out string, timeout time.Duration) error {
 	}
 	fmt.Printf("demo: coupled run took %.2f s\n", time.Since(start).Seconds())
 	var report []string
-	if mode == dtf.ModeTransfer {
+	if mode == config.ModeTransfer {
 		report, err = checkTransfer(j, stats)
 	} else {
 		report, err = checkFiles(j)
@@ -94,7 +94,7 @@ func run(mode dtf.FileMode, j job, out string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if mode == dtf.ModeFile {
+	if mode == config.ModeFile {
 		fmt.Printf("demo: the step files are in %s\n", j.out)
 	}
 	fmt.Printf("demo: OK (mode=%s)\n", mode)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
@@ -29,7 +29,7 @@ func TestCoupledUCXPML(t *testing.T) {
 			dir := t.TempDir()
 			stats := filepath.Join(dir, "stats.jsonl")
 			j.config = filepath.Join(dir, "couple.ini")
-			if err := writeConfig(j.config, dtf.ModeTransfer, stats); err != nil {
+			if err := writeConfig(j.config, config.ModeTransfer, stats); err != nil {
 				t.Fatal(err)
 			}
 			apps := j.apps()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
 )
@@ -28,7 +28,7 @@ func TestSeparateLaunchesOverUCX(t *testing.T) {
 				j := testJob(t)
 				j.config = filepath.Join(t.TempDir(), "couple.ini")
 				stats := filepath.Join(t.TempDir(), "stats.jsonl")
-				cfg := strings.Replace(configText(dtf.ModeTransfer, stats), "timeout = 60s\n",
+				cfg := strings.Replace(configText(config.ModeTransfer, stats), "timeout = 60s\n",
 					"timeout = 60s\ntransport = ucx\nkvs = "+etcd.Endpoint()+"\n", 1)
 				if err := os.WriteFile(j.config, []byte(cfg), 0o644); err != nil {
 					t.Fatal(err)

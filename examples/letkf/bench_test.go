@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 // epochTimes are one epoch's times from the statistics: one cycle, one kind
@@ -67,7 +67,7 @@ type benchKey struct {
 }
 
 // perEpoch gathers the statistics records by cycle, kind and session.
-func perEpoch(recs []dtf.EpochStats) map[benchKey]epochTimes {
+func perEpoch(recs []stats.Record) map[benchKey]epochTimes {
 	out := map[benchKey]epochTimes{}
 	first, last := map[benchKey]time.Time{}, map[benchKey]time.Time{}
 	for _, r := range recs {
@@ -79,7 +79,7 @@ func perEpoch(recs []dtf.EpochStats) map[benchKey]epochTimes {
 		k := benchKey{c, m[3], r.Session}
 		t := out[k]
 		if r.Role == "reader" {
-			t.readMatch = max(t.readMatch, r.MatchTime)
+			t.readMatch = max(t.readMatch, r.SchedTime+r.WaitTime) // the reader's whole wait for its schedules
 			t.readWait = max(t.readWait, r.WaitTime)
 			t.readXfer = max(t.readXfer, r.TransferTime)
 		} else {

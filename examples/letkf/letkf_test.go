@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/examples/letkf"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
@@ -39,7 +39,7 @@ type result struct {
 	simMS  map[int]float64   // sim rank 0's wall time per cycle
 	simIO  map[int]float64   // of which in coupled I/O calls
 	rss    map[string]uint64 // "da 3" -> largest VmRSS of any da rank in cycle 3, KiB (with mem)
-	recs   []dtf.EpochStats
+	recs   []stats.Record
 	output string
 }
 
@@ -54,8 +54,8 @@ var (
 func (l launch) run(t testing.TB) result {
 	t.Helper()
 	dir := t.TempDir()
-	stats := filepath.Join(dir, "stats.jsonl")
-	cfg := config(t, dir, stats, l.replayIO)
+	statsPath := filepath.Join(dir, "stats.jsonl")
+	cfg := config(t, dir, statsPath, l.replayIO)
 	sim, da := mpitest.Build(t, simPkg), mpitest.Build(t, daPkg)
 	common := []string{"-cfg", cfg, "-dir", dir, "-member", strconv.Itoa(l.members), "-cycles", strconv.Itoa(l.cycles)}
 	if l.mem {
@@ -93,12 +93,12 @@ func (l launch) run(t testing.TB) result {
 			}
 		}
 	}
-	f, err := os.Open(stats)
+	f, err := os.Open(statsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if r.recs, err = dtf.ReadStats(f); err != nil {
+	if r.recs, err = stats.Read(f); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -106,7 +106,7 @@ func (l launch) run(t testing.TB) result {
 
 // config writes the shipped letkf.ini into dir with stats_path and
 // replay_io replaced.
-func config(t testing.TB, dir, stats, replayIO string) string {
+func config(t testing.TB, dir, statsPath, replayIO string) string {
 	t.Helper()
 	b, err := os.ReadFile("letkf.ini")
 	if err != nil {
@@ -116,7 +116,7 @@ func config(t testing.TB, dir, stats, replayIO string) string {
 	for _, ln := range strings.Split(string(b), "\n") {
 		switch k, _, _ := strings.Cut(ln, "="); strings.TrimSpace(k) {
 		case "stats_path":
-			ln = "stats_path = " + stats
+			ln = "stats_path = " + statsPath
 		case "replay_io":
 			ln = "replay_io = " + replayIO
 		}
@@ -142,9 +142,9 @@ type epochKey struct {
 
 // tally counts records per epochKey and replay outcome, failing on records
 // with errors or of unknown files.
-func tally(t *testing.T, recs []dtf.EpochStats) map[epochKey]map[dtf.ReplayOutcome]int {
+func tally(t *testing.T, recs []stats.Record) map[epochKey]map[stats.Outcome]int {
 	t.Helper()
-	out := map[epochKey]map[dtf.ReplayOutcome]int{}
+	out := map[epochKey]map[stats.Outcome]int{}
 	for _, r := range recs {
 		m := pathRE.FindStringSubmatch(r.File)
 		if m == nil || r.Error != "" || r.Epoch != 0 {
@@ -153,7 +153,7 @@ func tally(t *testing.T, recs []dtf.EpochStats) map[epochKey]map[dtf.ReplayOutco
 		c, _ := strconv.Atoi(m[2])
 		k := epochKey{c, m[3], r.Session, r.Role, r.Comp}
 		if out[k] == nil {
-			out[k] = map[dtf.ReplayOutcome]int{}
+			out[k] = map[stats.Outcome]int{}
 		}
 		out[k][r.Replay]++
 	}
@@ -172,11 +172,11 @@ func TestReplayEveryCycleAfterTheFirst(t *testing.T) {
 		name     string
 		replayIO string
 		env      []string
-		want     dtf.ReplayOutcome // after cycle 0
+		want     stats.Outcome // after cycle 0
 	}{
-		{"config on", "1", nil, dtf.ReplayHit},
-		{"env off", "1", []string{"COUPLET_REPLAY_IO=0"}, dtf.ReplayOff},
-		{"config off", "0", nil, dtf.ReplayOff},
+		{"config on", "1", nil, stats.Hit},
+		{"env off", "1", []string{"COUPLET_REPLAY_IO=0"}, stats.Off},
+		{"config off", "0", nil, stats.Off},
 	}
 	var first result
 	for i, rc := range runs {
@@ -202,8 +202,8 @@ func TestReplayEveryCycleAfterTheFirst(t *testing.T) {
 		}
 		for c := 0; c < cycles; c++ {
 			want := rc.want
-			if c == 0 && want == dtf.ReplayHit {
-				want = dtf.ReplayMiss // the recording cycle
+			if c == 0 && want == stats.Hit {
+				want = stats.Miss // the recording cycle
 			}
 			for _, ro := range roles {
 				k := epochKey{c, ro.kind, ro.session, ro.role, ro.comp}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 // TestSoak200 runs 200 cycles of a small ensemble with replay on and checks
@@ -47,9 +47,9 @@ func TestSoak200(t *testing.T) {
 	// first (each cycle: history, first guess, analysis written back).
 	got := tally(t, r.recs)
 	for k, outcomes := range got {
-		want := dtf.ReplayHit
+		want := stats.Hit
 		if k.cycle == 0 {
-			want = dtf.ReplayMiss
+			want = stats.Miss
 		}
 		if len(outcomes) != 1 || outcomes[want] == 0 {
 			t.Errorf("cycle %d %s session %d %s (%s): replay outcomes %v, want all %s", k.cycle, k.kind, k.session, k.role, k.comp, outcomes, want)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 )
 
 func TestOutputSteps(t *testing.T) {
@@ -34,7 +34,7 @@ func TestOutputSteps(t *testing.T) {
 }
 
 func TestFileNameMatchesPattern(t *testing.T) {
-	p, err := dtf.CompilePattern(Pattern)
+	p, err := config.CompilePattern(Pattern)
 	if err != nil {
 		t.Fatal(err)
 	}

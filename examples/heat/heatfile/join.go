@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 )
 
@@ -30,5 +31,5 @@ func Join(configPath string) (mpi.Comm, func() error, error) {
 // explicit epoch (dtf.Transfer) applies.
 func TransferCoupled(path string) bool {
 	ok, mode := dtf.Claims(path)
-	return ok && mode == dtf.ModeTransfer
+	return ok && mode == config.ModeTransfer
 }
