@@ -27,7 +27,7 @@ var statsCmd = &cobra.Command{
 	Long: `Stats reads the JSON-lines statistics a coupled run wrote (stats_path in the
 config, or COUPLET_STATS) and prints one row per file and epoch, aggregated over
 ranks: ranks, bytes moved, slowest matching and transfer time, throughput
-(bytes / slowest transfer), messages and the replay outcome.
+(bytes / slowest transfer, SI GB/s), messages and the replay outcome.
 With -o DIR it also writes DIR/throughput.png (throughput per epoch) and
 DIR/times.png (matching vs transfer time per epoch).`,
 	Args: cobra.ExactArgs(1),
@@ -71,7 +71,7 @@ func writeStatsTable(w io.Writer, sums []stats.Summary) {
 	var transfer time.Duration
 	for _, s := range sums {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%v\t%v\t%s\t%d\t%s\t%d\t\n",
-			s.File, s.Session, s.Epoch, s.Writers, s.Readers, humanize.IBytes(uint64(s.Bytes)),
+			s.File, s.Session, s.Epoch, s.Writers, s.Readers, humanize.Bytes(uint64(s.Bytes)),
 			s.Match.Round(time.Microsecond), s.Transfer.Round(time.Microsecond),
 			rate(s.Throughput()), s.Msgs, s.Replay(), s.Errors)
 		bytes += s.Bytes
@@ -80,14 +80,14 @@ func writeStatsTable(w io.Writer, sums []stats.Summary) {
 	tw.Flush()
 	total := stats.Summary{Bytes: bytes, Transfer: transfer}
 	fmt.Fprintf(w, "%d epoch(s), %s moved, %s over the summed slowest transfer times\n",
-		len(sums), humanize.IBytes(uint64(bytes)), rate(total.Throughput()))
+		len(sums), humanize.Bytes(uint64(bytes)), rate(total.Throughput()))
 }
 
 func rate(bps float64) string {
 	if bps <= 0 {
 		return "-"
 	}
-	return humanize.IBytes(uint64(bps)) + "/s"
+	return fmt.Sprintf("%.3f GB/s", bps/1e9) // SI, as everywhere in couplet
 }
 
 // writeStatsPlots draws the per-epoch plots; epochs are numbered in start order.
@@ -100,14 +100,14 @@ func writeStatsPlots(dir string, sums []stats.Summary) ([]string, error) {
 	xfer := make(plotter.XYs, len(sums))
 	for i, s := range sums {
 		x := float64(i)
-		tp[i] = plotter.XY{X: x, Y: s.Throughput() / (1 << 20)}
+		tp[i] = plotter.XY{X: x, Y: s.GBps()}
 		match[i] = plotter.XY{X: x, Y: float64(s.Match) / float64(time.Millisecond)}
 		xfer[i] = plotter.XY{X: x, Y: float64(s.Transfer) / float64(time.Millisecond)}
 	}
 	p1 := plot.New()
 	p1.Title.Text = "Throughput per epoch"
 	p1.X.Label.Text = "epoch (in start order)"
-	p1.Y.Label.Text = "MiB/s"
+	p1.Y.Label.Text = "GB/s (SI)"
 	if err := plotutil.AddLinePoints(p1, "throughput", tp); err != nil {
 		return nil, err
 	}

@@ -55,8 +55,8 @@ func TestStatsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	// 8 MiB read per epoch, slowest transfer 60 ms: 8 MiB / 0.06 s = 133 MiB/s.
-	rows := regexp.MustCompile(`(?m)^\s*out/step\.nc\s+0\s+(\d)\s+2\s+2\s+8\.0 MiB\s+(\S+)\s+60ms\s+133 MiB/s\s+8\s+(\w+)\s+0\s*$`).FindAllStringSubmatch(out, -1)
+	// 8 MiB read per epoch, slowest transfer 60 ms: 8 MiB / 0.06 s = 0.140 GB/s (SI).
+	rows := regexp.MustCompile(`(?m)^\s*out/step\.nc\s+0\s+(\d)\s+2\s+2\s+8\.4 MB\s+(\S+)\s+60ms\s+0\.140 GB/s\s+8\s+(\w+)\s+0\s*$`).FindAllStringSubmatch(out, -1)
 	if len(rows) != 3 {
 		t.Fatalf("want 3 epoch rows, got %d:\n%s", len(rows), out)
 	}
@@ -67,7 +67,7 @@ func TestStatsCommand(t *testing.T) {
 			t.Errorf("row %d = %q, want epoch %d match %s replay %s", i, r[0], i, wantMatch, wantReplay)
 		}
 	}
-	if !strings.Contains(out, "3 epoch(s), 24 MiB moved, 133 MiB/s") {
+	if !strings.Contains(out, "3 epoch(s), 25 MB moved, 0.140 GB/s") {
 		t.Errorf("no total line:\n%s", out)
 	}
 	for _, name := range []string{"throughput.png", "times.png"} {
