@@ -107,6 +107,8 @@ token.`,
 	f.BoolVar(&o.RefuseHardLinks, "refuse-hard-links", false, "refuse to serve files with more than one hard link")
 	f.IntVar(&o.MaxConns, "max-conns", 0, "connections served at once (0: 4096, less with a low RLIMIT_NOFILE)")
 	f.DurationVar(&o.PreAuthTimeout, "pre-auth-timeout", 5*time.Second, "time a new connection has to authenticate and send its request")
+	f.DurationVar(&o.LeaseTTL, "lease-ttl", 10*time.Second, "life of the agent's liveness lease in the KVS: consumers learn that a dead agent's files are gone within it")
+	f.DurationVar(&o.KVSTimeout, "kvs-timeout", 10*time.Second, "bound on each KVS read or write done for a local client")
 	f.StringVar(&o.ClusterDir, "cluster-dir", "", "cluster directory from `couplet agent init-cluster`: the embedded etcd serves TLS to its members only, and the agent joins an etcd with its certificate (default STATE_DIR/cluster, created on first start)")
 	f.BoolVar(&o.InsecureKVS, "insecure-kvs", false, "allow joining a non-loopback etcd without TLS client certificates or etcd auth")
 	f.StringVar(&readyFile, "ready-file", "", "write addr/socket/kvs here once serving")
