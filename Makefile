@@ -17,7 +17,7 @@ deps:
 	for p in ompi-c ucx pnetcdf; do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	for c in mpirun ncmpidump ncvalidator ncdump etcd etcdctl gfortran g++ ip setpriv nsenter unshare; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing="$$missing python3-pytest"; \
-	/usr/bin/python3 -c "import pip, setuptools" >/dev/null 2>&1 || missing="$$missing python3-pip python3-setuptools"; \
+	/usr/bin/python3 -c "import setuptools, pip" >/dev/null 2>&1 || missing="$$missing python3-pip python3-setuptools"; \
 	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
 	echo "deps: missing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then \
