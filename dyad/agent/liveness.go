@@ -224,7 +224,7 @@ func (a *Agent) stageLive(ctx context.Context, ns string, rec *wire.Meta, stage 
 	info, alive, rev, err := a.ownerState(kctx, rec.Owner)
 	if err == nil && !alive {
 		// The record may be stale: a restarted owner re-publishes under its new address.
-		if fresh, ferr := a.kvsRecord(kctx, ns, rec.Key); ferr == nil && fresh.Owner != rec.Owner && fresh.Version >= rec.Version {
+		if fresh, ferr := a.kvsRecord(kctx, ns, rec); ferr == nil && a.verify(fresh) == nil && fresh.Owner != rec.Owner && fresh.Version >= rec.Version {
 			rec = fresh
 			info, alive, rev, err = a.ownerState(kctx, rec.Owner)
 		}
@@ -313,23 +313,4 @@ func (a *Agent) answers(addr string) bool {
 	}
 	c.Close()
 	return true
-}
-
-// kvsRecord reads key's record in namespace ns from the KVS and checks its signature.
-func (a *Agent) kvsRecord(ctx context.Context, ns, key string) (*wire.Meta, error) {
-	val, found, _, err := nsKV(a.kv, ns).Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("key %s: no record in the KVS", key)
-	}
-	m, err := wire.DecodeMeta(val)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.verify(m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }

@@ -108,14 +108,8 @@ func clientMeta(m *wire.Meta) *wire.Meta {
 func (a *Agent) signedRecord(ctx context.Context, ns string, want *wire.Meta) (*wire.Meta, error) {
 	rec, ok := a.cache.get(fullKey(ns, want.Key))
 	if !ok || rec.Version < want.Version || a.verify(rec) != nil {
-		val, found, _, err := nsKV(a.kv, ns).Get(ctx, want.Key)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, fmt.Errorf("%q: no record in the KVS", want.Path)
-		}
-		if rec, err = wire.DecodeMeta(val); err != nil {
+		var err error
+		if rec, err = a.kvsRecord(ctx, ns, want); err != nil {
 			return nil, err
 		}
 	}
@@ -128,6 +122,18 @@ func (a *Agent) signedRecord(ctx context.Context, ns string, want *wire.Meta) (*
 		return nil, err
 	}
 	return rec, nil
+}
+
+// kvsRecord reads the record of want's key in namespace ns from the KVS, unverified.
+func (a *Agent) kvsRecord(ctx context.Context, ns string, want *wire.Meta) (*wire.Meta, error) {
+	val, found, _, err := nsKV(a.kv, ns).Get(ctx, want.Key)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%q: no record in the KVS", want.Path)
+	}
+	return wire.DecodeMeta(val)
 }
 
 // SignRecord signs m as an agent holding token would.
