@@ -16,13 +16,16 @@ func (e *engine) newMatcher() *protocol.Matcher {
 }
 
 // onMatcherMsg hands writers' and readers' requests to the matcher role and
-// sends what it answers. The time the matcher takes counts as the matching
-// time of the session's epoch, reported by the writer rank that hosts it.
+// sends what it answers. The time of the steps that matched rounds counts as
+// the matching time of the session's epoch, reported by the writer rank that
+// hosts the matcher; steps that only keep books (a replayed epoch) count none.
 func (e *engine) onMatcherMsg(m *envelope) error {
 	start := time.Now()
 	r, err := e.mt.Step(m)
 	key := keyOf(m)
-	e.matchTime[key] += time.Since(start)
+	if r.Matched > 0 {
+		e.matchTime[key] += time.Since(start)
+	}
 	for _, s := range r.Sends {
 		if err := e.send(s.To, s.Msg); err != nil {
 			return err

@@ -40,6 +40,10 @@ type EpochEnd struct {
 type Ready struct {
 	Sends []Send     // control messages to send, in order
 	Done  []EpochEnd // epochs this matcher finished
+	// Matched counts the reader rounds this step matched (box algebra and
+	// scheduling); a round served by its replay record counts none, so the
+	// driver can tell matching work from bookkeeping.
+	Matched int
 }
 
 // Matcher is the matcher role of every file session at one rank, as a pure
@@ -369,6 +373,7 @@ func (mt *Matcher) serveRound(mf *mfile, ep *mepoch, m *Envelope) {
 		reply.Pushers = mf.pushers(ep)
 	}
 	reply.Drain = ep.drains(rk, m.From, last)
+	mt.out.Matched++
 	s, err := matcher.Match(ep.writes, reads)
 	if err != nil {
 		reply.Err = err.Error()
