@@ -20,9 +20,10 @@ type Meta = wire.Meta
 
 // Client produces and consumes files through the node agent.
 type Client struct {
-	cfg   Config
-	stats locStats
-	log   *log.Logger
+	cfg      Config
+	stats    locStats
+	log      *log.Logger
+	progress Progress
 
 	pending sync.WaitGroup
 	mu      sync.Mutex
@@ -137,7 +138,14 @@ func (c *Client) Produce(path string) (*Meta, error) {
 	return c.publish(upath, abs)
 }
 
-func (c *Client) publish(upath, abs string) (*Meta, error) {
+func (c *Client) publish(upath, abs string) (m *Meta, err error) {
+	// The step runs from the checksum's first byte to the agent's answer.
+	var step Step
+	if st, serr := os.Stat(abs); serr == nil {
+		if step = c.beginStep("produce", upath, st.Size()); step != nil {
+			defer func() { step.End(err) }()
+		}
+	}
 	if c.cfg.FsyncWrite {
 		f, err := os.Open(abs)
 		if err != nil {
@@ -149,12 +157,12 @@ func (c *Client) publish(upath, abs string) (*Meta, error) {
 			return nil, fmt.Errorf("dyad: produce: fsync %s: %w", abs, err)
 		}
 	}
-	size, sum, err := checksumFile(abs)
+	size, sum, err := checksumFile(abs, step)
 	if err != nil {
 		return nil, fmt.Errorf("dyad: produce: %w", err)
 	}
 	st, _ := os.Stat(abs)
-	m := &Meta{Key: c.Key(upath), Path: upath, Size: size, Checksum: sum}
+	m = &Meta{Key: c.Key(upath), Path: upath, Size: size, Checksum: sum}
 	if st != nil {
 		m.MTimeNs = st.ModTime().UnixNano()
 	}
@@ -181,7 +189,7 @@ func (c *Client) Consume(path string) (string, error) {
 }
 
 // ConsumeVersion is Consume for a version >= minVersion.
-func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int64) (string, error) {
+func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int64) (_ string, err error) {
 	upath, abs, err := c.resolve(c.cfg.ConsumerDir, path, "consumer")
 	if err != nil {
 		return "", err
@@ -224,6 +232,10 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 	sock, err := c.socket(c.cfg.ConsumerDir)
 	if err != nil {
 		return "", err
+	}
+	if step := c.beginStep("consume", upath, m.Size); step != nil {
+		stop := watchStaging(step, abs)
+		defer func() { stop(); step.End(err) }()
 	}
 	_, err = call(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
 		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL),

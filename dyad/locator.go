@@ -116,7 +116,7 @@ func (c *Client) lookupLevel(ctx context.Context, l Level, upath string, minVers
 			return nil, false, nil
 		}
 		if c.cfg.SyncCheck {
-			_, sum, err := checksumFile(joinManaged(c.cfg.ConsumerDir, upath))
+			_, sum, err := checksumFile(joinManaged(c.cfg.ConsumerDir, upath), nil)
 			if err != nil || sum != m.Checksum {
 				return nil, false, nil
 			}

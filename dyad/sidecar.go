@@ -30,15 +30,20 @@ func readSidecar(p string) (*wire.Meta, error) {
 	return wire.DecodeMeta(b)
 }
 
-// checksumFile returns the size and CRC-32C of the file at p.
-func checksumFile(p string) (int64, uint32, error) {
+// checksumFile returns the size and CRC-32C of the file at p. A step, when not nil, is
+// told of the bytes read so far.
+func checksumFile(p string, step Step) (int64, uint32, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
 	h := crc32.New(Castagnoli)
-	n, err := io.CopyBuffer(h, f, make([]byte, 1<<20))
+	var w io.Writer = h
+	if step != nil {
+		w = io.MultiWriter(h, &stepWriter{step: step})
+	}
+	n, err := io.CopyBuffer(w, f, make([]byte, 1<<20))
 	if err != nil {
 		return 0, 0, fmt.Errorf("checksum %s: %w", p, err)
 	}

@@ -75,7 +75,12 @@ wrappers do, configured by the DYAD_* environment or the flags below.
 		if err != nil {
 			return nil, err
 		}
-		return dyad.New(cfg)
+		dc, err := dyad.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		dc.SetProgress(termProgress(os.Stderr))
+		return dc, nil
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "produce PATH...",

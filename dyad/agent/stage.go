@@ -193,7 +193,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return fail(err)
 	}
-	if d.tmp, err = os.CreateTemp(filepath.Dir(dest), ".couplet-tmp-"+filepath.Base(dest)+"-*"); err != nil {
+	if d.tmp, err = os.CreateTemp(filepath.Dir(dest), dyad.TempPattern(dest)); err != nil {
 		return fail(err)
 	}
 	return d, nil
