@@ -95,22 +95,12 @@ func TestStagingStopsAtClientDeadline(t *testing.T) {
 	if _, err := c.Consume("slow.bin"); err == nil {
 		t.Fatal("consume finished before its deadline; the test needs a slower producer")
 	}
-	for {
-		var left []string
-		filepath.Walk(cons.dir, func(p string, info os.FileInfo, err error) error {
-			if err == nil && strings.HasPrefix(info.Name(), ".couplet-tmp-") {
-				left = append(left, p)
-			}
-			return nil
-		})
-		if len(left) == 0 {
-			break
-		}
-		if time.Since(start) > 8*time.Second {
-			t.Fatalf("staging still writing %v %v after its client's deadline (idle timeout 30 s)", left, time.Since(start))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The staging's temporary file goes once the agent gives up: well before the
+	// producer would have finished, and long before the 30 s idle timeout.
+	awaitDir(t, cons.dir, 8*time.Second-time.Since(start), "the staging stopped after its client's deadline (idle timeout 30 s)", func() bool {
+		ms, _ := filepath.Glob(filepath.Join(cons.dir, dyad.TempPattern("slow.bin")))
+		return len(ms) == 0
+	})
 	if _, err := os.Stat(filepath.Join(cons.dir, "slow.bin")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("file staged after its deadline: %v", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 )
@@ -54,16 +56,44 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuf is a log sink that tests can read while the agent writes.
+// syncBuf is a log sink that tests can read while the agent writes, and wait on.
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed and replaced at each write
 }
 
 func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// awaitLine waits until the log holds a line containing text, woken by each write.
+func (s *syncBuf) awaitLine(t testing.TB, text string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return
+		}
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
+		s.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-deadline:
+			t.Fatalf("no log line says %q within a minute; log:\n%s", text, s.String())
+		}
+	}
 }
 
 func (s *syncBuf) String() string {
@@ -256,4 +286,42 @@ func awaitCounter(t *testing.T, c *dyad.Client, counter string, want int64) {
 		}
 		<-tick.C
 	}
+}
+
+// awaitDir waits until cond holds, testing it at the start and again at each change
+// inotify reports in dir (a file created, written, closed, renamed or removed): the test
+// waits on the file system's events, not on a sleep. It fails after within.
+func awaitDir(t testing.TB, dir string, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatalf("inotify: %v", err)
+	}
+	f := os.NewFile(uintptr(fd), "inotify")
+	defer f.Close()
+	const events = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_DELETE |
+		unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_ATTRIB
+	if _, err := unix.InotifyAddWatch(fd, dir, events); err != nil {
+		t.Fatalf("inotify watch %s: %v", dir, err)
+	}
+	// Non-blocking, the descriptor is in the runtime's poller, so the read honours the deadline.
+	f.SetReadDeadline(time.Now().Add(within))
+	buf := make([]byte, 64<<10)
+	for !cond() {
+		if _, err := f.Read(buf); err != nil {
+			t.Fatalf("never happened within %v: %s (%v)", within, what, err)
+		}
+	}
+}
+
+// tempGrown says whether the staging of name into dir has a temporary file of more than
+// n bytes: the transfer is under way.
+func tempGrown(dir, name string, n int64) bool {
+	ms, _ := filepath.Glob(filepath.Join(dir, dyad.TempPattern(name)))
+	for _, m := range ms {
+		if st, err := os.Stat(m); err == nil && st.Size() > n {
+			return true
+		}
+	}
+	return false
 }

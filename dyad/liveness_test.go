@@ -13,18 +13,6 @@ import (
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
-// until polls cond, backing off, until it holds; it fails the test after a minute.
-func until(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for delay := 5 * time.Millisecond; !cond(); delay = min(2*delay, 100*time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never happened: %s", what)
-		}
-		time.Sleep(delay)
-	}
-}
-
 // TestOwnerGoneAndBack runs the producer's agent as a process against an external etcd
 // and SIGKILLs it in the middle of a fetch. The consumer is told that the owner agent is
 // gone within the lease TTL (and at once for a file asked for afterwards), with no
@@ -52,11 +40,7 @@ func TestOwnerGoneAndBack(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := cons.client.Consume("big.bin"); done <- err }()
 	// Kill once the stream is under way: the temporary file has appeared and grown.
-	until(t, "the fetch of big.bin started", func() bool {
-		ms, _ := filepath.Glob(filepath.Join(cons.dir, ".couplet-tmp-big.bin-*"))
-		st, err := os.Stat(append(ms, "")[0])
-		return err == nil && st.Size() > 1<<20
-	})
+	awaitDir(t, cons.dir, time.Minute, "the fetch of big.bin started", func() bool { return tempGrown(cons.dir, "big.bin", 1<<20) })
 	owner.cmd.Process.Signal(os.Kill)
 	owner.cmd.Wait()
 	killed := time.Now()
@@ -142,14 +126,21 @@ func TestEtcdRestartUnderAgents(t *testing.T) {
 	if _, err := prod.client.Produce("during.bin"); err == nil || !strings.Contains(err.Error(), "etcd at "+etcd.Endpoint+" is unreachable") {
 		t.Fatalf("producing with etcd down: %v, want it to name etcd at %s as unreachable", err, etcd.Endpoint)
 	}
-	// Down for longer than the lease TTL: both agents notice they lost their lease.
+	// Down for longer than the lease TTL: both agents notice they lost their lease (the
+	// counter is bumped before the line is logged).
 	for _, n := range []*node{prod, cons} {
-		until(t, "an agent lost its lease", func() bool { return n.agent.Counters()["leases_lost"] >= 1 })
+		n.log.awaitLine(t, "lost the liveness lease")
+		if got := n.agent.Counters()["leases_lost"]; got < 1 {
+			t.Fatalf("leases_lost %d after the agent logged the loss", got)
+		}
 	}
 
 	etcd.Start()
 	for _, n := range []*node{prod, cons} {
-		until(t, "an agent re-registered", func() bool { return n.agent.Counters()["registrations"] >= 2 })
+		n.log.awaitLine(t, "re-registered with the KVS")
+		if got := n.agent.Counters()["registrations"]; got < 2 {
+			t.Fatalf("registrations %d after the agent logged its re-registration", got)
+		}
 	}
 	after := randBytes(300<<10, 44)
 	produce(t, prod, "after.bin", after)

@@ -56,10 +56,12 @@ func TestConsumeBlocksUntilProduced(t *testing.T) {
 		_, err := cons.client.Consume("late.bin")
 		done <- err
 	}()
+	// The consumer is waiting in its agent's KVS wait, still without an answer.
+	waitCounter(t, cons, "kvs_waits", 1)
 	select {
 	case err := <-done:
 		t.Fatalf("consume returned before the file was produced: %v", err)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 	produce(t, prod, "late.bin", data)
 	select {
@@ -144,23 +146,18 @@ func TestReproduceInvalidatesLocalCopy(t *testing.T) {
 	v1, v2 := randBytes(1<<20, 6), randBytes(1<<20, 7)
 	produce(t, prod, "y.bin", v1)
 	consumeCheck(t, cons, "y.bin", v1)
-	produce(t, prod, "y.bin", v2)
-	// The consumer's agent watches the KVS and drops the stale copy's record; plain
-	// Consume then fetches v2. The watch is asynchronous, so allow it a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for delay := 5 * time.Millisecond; ; delay *= 2 {
-		p, err := cons.client.Consume("y.bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(p); string(got) == string(v2) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("plain Consume kept serving the old version")
-		}
-		time.Sleep(delay)
+	// The consumer's agent watches the KVS and, seeing v2, removes the sidecar that
+	// marks its copy of v1 as complete; plain Consume then fetches v2.
+	side := filepath.Join(cons.dir, ".couplet", "meta", "y.bin.meta")
+	if _, err := os.Stat(side); err != nil {
+		t.Fatalf("the staged copy has no sidecar: %v", err)
 	}
+	produce(t, prod, "y.bin", v2)
+	awaitDir(t, filepath.Dir(side), time.Minute, "the stale copy's sidecar removed", func() bool {
+		_, err := os.Stat(side)
+		return errors.Is(err, os.ErrNotExist)
+	})
+	consumeCheck(t, cons, "y.bin", v2)
 }
 
 func TestSharedStorageOnlySynchronises(t *testing.T) {
@@ -292,19 +289,7 @@ func TestKillProducerAgentMidTransfer(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := cons.client.Consume("big.bin"); done <- err }()
 	// Kill once the stream is under way: a temporary file has appeared and grown.
-	deadline := time.Now().Add(10 * time.Second)
-	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		ms, _ := filepath.Glob(filepath.Join(cons.dir, ".couplet-tmp-big.bin-*"))
-		if len(ms) > 0 {
-			if st, err := os.Stat(ms[0]); err == nil && st.Size() > 1<<20 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("transfer never started")
-		}
-		time.Sleep(delay)
-	}
+	awaitDir(t, cons.dir, time.Minute, "the transfer of big.bin started", func() bool { return tempGrown(cons.dir, "big.bin", 1<<20) })
 	sub.cmd.Process.Signal(os.Kill)
 	sub.cmd.Wait()
 	select {

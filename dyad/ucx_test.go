@@ -185,19 +185,7 @@ func TestUCXKillProducerAgentMidTransfer(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { _, err := cons.client.Consume("big.bin"); done <- err }()
-			deadline := time.Now().Add(10 * time.Second)
-			for delay := 5 * time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-				ms, _ := filepath.Glob(filepath.Join(cons.dir, ".couplet-tmp-big.bin-*"))
-				if len(ms) > 0 {
-					if st, err := os.Stat(ms[0]); err == nil && st.Size() > 1<<20 {
-						break
-					}
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("transfer never started")
-				}
-				time.Sleep(delay)
-			}
+			awaitDir(t, cons.dir, time.Minute, "the transfer of big.bin started", func() bool { return tempGrown(cons.dir, "big.bin", 1<<20) })
 			killed := time.Now()
 			sub.cmd.Process.Signal(os.Kill)
 			sub.cmd.Wait()

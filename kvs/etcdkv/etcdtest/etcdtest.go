@@ -2,6 +2,8 @@
 package etcdtest
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -25,6 +27,7 @@ type Server struct {
 	dir      string
 	cmd      *exec.Cmd
 	log      *os.File
+	copied   chan struct{} // closed once etcd's log is all in the file
 }
 
 // StartExternal runs etcd on free loopback ports in a temporary directory and returns its
@@ -63,34 +66,69 @@ func (s *Server) Start() {
 		"--listen-client-urls", "http://"+s.Endpoint, "--advertise-client-urls", "http://"+s.Endpoint,
 		"--listen-peer-urls", "http://"+s.peer, "--initial-advertise-peer-urls", "http://"+s.peer,
 		"--initial-cluster", "ext=http://"+s.peer,
-		"--heartbeat-interval", "10", "--election-timeout", "100", "--log-level", "error")
+		"--heartbeat-interval", "10", "--election-timeout", "100", "--logger", "zap", "--log-level", "info")
 	log, err := os.OpenFile(s.dir+"/etcd.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
+	// etcd's log goes through a pipe into the log file, watched for the line that says
+	// the server serves clients: the event the start waits on.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		log.Close()
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
 		log.Close()
 		t.Fatalf("start %s: %v", Binary, err)
 	}
-	s.cmd, s.log = cmd, log
-	// Wait for it to answer, backing off; Dial itself bounds each attempt.
-	deadline := time.Now().Add(20 * time.Second)
-	for delay := 20 * time.Millisecond; ; delay *= 2 {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := etcdkv.Dial(ctx, []string{s.Endpoint})
-		cancel()
-		if err == nil {
-			c.Close()
-			return
+	ready, copied := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(copied)
+		defer pr.Close()
+		r := bufio.NewReader(pr)
+		for seen := false; ; {
+			line, err := r.ReadBytes('\n')
+			log.Write(line)
+			if !seen && bytes.Contains(line, []byte(servingMsg)) {
+				seen = true
+				close(ready)
+			}
+			if err != nil {
+				return
+			}
 		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(s.dir + "/etcd.log")
-			t.Fatalf("external etcd did not answer: %v\n%s", err, out)
-		}
-		time.Sleep(min(delay, 500*time.Millisecond))
+	}()
+	s.cmd, s.log, s.copied = cmd, log, copied
+	select {
+	case <-ready:
+	case <-copied:
+		s.Stop()
+		out, _ := os.ReadFile(s.dir + "/etcd.log")
+		t.Fatalf("external etcd exited before serving clients:\n%s", out)
+	case <-time.After(20 * time.Second):
+		s.Stop()
+		out, _ := os.ReadFile(s.dir + "/etcd.log")
+		t.Fatalf("external etcd did not serve clients within 20 s:\n%s", out)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := etcdkv.Dial(ctx, []string{s.Endpoint})
+	if err != nil {
+		s.Stop()
+		out, _ := os.ReadFile(s.dir + "/etcd.log")
+		t.Fatalf("external etcd said it serves clients but did not answer: %v\n%s", err, out)
+	}
+	c.Close()
 }
+
+// servingMsg is the message of etcd's log line (3.4, zap logger) once the client
+// listener serves requests.
+const servingMsg = `"msg":"serving client traffic insecurely`
 
 // Stop kills the server and waits for it to exit; its data directory stays.
 func (s *Server) Stop() {
@@ -99,6 +137,7 @@ func (s *Server) Stop() {
 	}
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
+	<-s.copied
 	s.log.Close()
 	s.cmd = nil
 }
