@@ -195,7 +195,8 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 		return "", err
 	}
 	// One consumer per path on this node at a time: the others wait here, then find
-	// the complete copy and skip the fetch.
+	// the complete copy and skip the fetch. The holder may be staging the file, so a
+	// waiter waits as long as that may take: its metadata wait and its transfer.
 	lockPath := filepath.Join(c.cfg.ConsumerDir, stateDir, "locks", upath+".lock")
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
 		return "", fmt.Errorf("dyad: consume: %w", err)
@@ -205,7 +206,11 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 		return "", fmt.Errorf("dyad: consume: %w", err)
 	}
 	defer lf.Close()
-	if err := ofd.Lock(lf, true, c.cfg.Timeout); err != nil {
+	wait := c.cfg.Timeout + c.cfg.TransferTimeout
+	if c.cfg.Timeout <= 0 || c.cfg.TransferTimeout <= 0 {
+		wait = 0 // one of them unbounded
+	}
+	if err := ofd.Lock(lf, true, wait); err != nil {
 		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
 	}
 	defer ofd.Unlock(lf)
