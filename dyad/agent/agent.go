@@ -104,6 +104,11 @@ type Options struct {
 	// KVSTimeout bounds each KVS read or write done for a local client (default 10 s):
 	// while the KVS does not answer, clients are told so within it.
 	KVSTimeout time.Duration
+	// SkipContentHash makes this agent stage without hashing what it receives: only the
+	// record's signature and the size are checked, not the bytes. It exists so that
+	// couplet bench can measure what the content hash adds to a staging, side by side;
+	// no command sets it, and nothing else should.
+	SkipContentHash bool `json:"-"`
 }
 
 // Agent is a running agent.
@@ -143,6 +148,8 @@ type Agent struct {
 	internal []fileID
 	// live is the agent's liveness lease and the records it owns (liveness.go).
 	live liveness
+	// owners follows the other agents' liveness keys (see ownerView).
+	owners ownerView
 }
 
 type counters struct {
@@ -265,6 +272,9 @@ func (a *Agent) start() error {
 	if err := a.cache.start(a.ctx, a.kv, a.errs); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
+	if a.tracksLiveness() {
+		a.owners.start(a.ctx, a.kv)
+	}
 	if d, err := dtlFor(a.dtl); err != nil {
 		return err
 	} else if d.start != nil {
@@ -330,6 +340,7 @@ func (a *Agent) Close() error {
 	a.unregister()
 	a.closeUCX()
 	if a.cacheStarted {
+		a.owners.wait()
 		a.cache.wait()
 	}
 	if a.kv != nil {

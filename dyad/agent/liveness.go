@@ -220,8 +220,14 @@ func (a *Agent) stageLive(ctx context.Context, ns string, rec *wire.Meta, stage 
 	if !a.tracksLiveness() || rec.Owner == a.opts.Advertise {
 		return rec, stage(ctx, rec)
 	}
+	// The owner view answers without a round trip to the KVS when it knows the owner
+	// lives; otherwise (an owner it has not seen, a watch that is down) the KVS does.
+	info, rev, alive := a.owners.alive(rec.Owner)
+	var err error
 	kctx, cancel := a.kvsCtx(ctx, 0)
-	info, alive, rev, err := a.ownerState(kctx, rec.Owner)
+	if !alive {
+		info, alive, rev, err = a.ownerState(kctx, rec.Owner)
+	}
 	if err == nil && !alive {
 		// The record may be stale: a restarted owner re-publishes under its new address.
 		if fresh, ferr := a.kvsRecord(kctx, ns, rec); ferr == nil && a.verify(fresh) == nil && fresh.Owner != rec.Owner && fresh.Version >= rec.Version {
@@ -286,21 +292,49 @@ func (a *Agent) awaitOwnerEnd(gctx context.Context, owner string, info *ownerInf
 	}
 }
 
+// ownerWatchDelay is how long a staging runs before it watches its owner's liveness
+// key: a staging that ends sooner (a small file) never opens a watch, which would cost
+// the KVS and this agent more than the whole transfer. The watch starts from the
+// revision the owner was last seen alive at, so a deletion in between is not missed.
+const ownerWatchDelay = 20 * time.Millisecond
+
 // watchOwner cancels ctx with ErrOwnerGone once owner's liveness key is deleted after
-// revision rev.
+// revision rev. A watch that fails (its revision compacted away, the KVS restarting)
+// is followed by a read of the key and a new watch from there.
 func (a *Agent) watchOwner(ctx context.Context, owner string, rev int64, cancel context.CancelCauseFunc) {
-	key := ownerKey(owner)
-	ch, err := a.kv.Watch(ctx, key, rev+1)
-	if err != nil {
+	select {
+	case <-time.After(ownerWatchDelay):
+	case <-ctx.Done():
 		return
 	}
-	for ev := range ch {
-		if ev.Err != nil {
+	key := ownerKey(owner)
+	for ctx.Err() == nil {
+		ch, err := a.kv.Watch(ctx, key, rev+1)
+		if err == nil {
+			for ev := range ch {
+				if ev.Err != nil {
+					break
+				}
+				if ev.Key == key && ev.Deleted {
+					cancel(ErrOwnerGone)
+					return
+				}
+			}
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
 			return
 		}
-		if ev.Key == key && ev.Deleted {
+		kctx, kcancel := a.kvsCtx(ctx, 0)
+		_, alive, r, gerr := a.ownerState(kctx, owner)
+		kcancel()
+		if gerr == nil && !alive {
 			cancel(ErrOwnerGone)
 			return
+		}
+		if gerr == nil {
+			rev = r
 		}
 	}
 }

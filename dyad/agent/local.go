@@ -51,9 +51,7 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 	ctx := a.ctx
 	switch m.Op {
 	case wire.OpPublish:
-		kctx, cancel := a.kvsCtx(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
-		defer cancel()
-		meta, err := a.publish(kctx, m)
+		meta, err := a.publish(ctx, m)
 		if err != nil {
 			return err
 		}
@@ -173,8 +171,11 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 	return fmt.Errorf("%v is not a local request", m.Op)
 }
 
-// publish records a produced file in the KVS with the next version.
+// publish records a produced file in the KVS with the next version. The KVS's deadline
+// runs from the update, not from the request: hashing a large file first is no reason
+// to give the KVS less time.
 func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
+	start := time.Now()
 	in := m.Meta
 	if in == nil || in.Key == "" || in.Key != m.Key {
 		return nil, errors.New("publish needs metadata with its key")
@@ -201,7 +202,7 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		f.Close()
 		return nil, fmt.Errorf("stat %q: %w", in.Path, err)
 	}
-	sum, n, err := hashFile(f)
+	sum, crc, n, err := hashFile(f)
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("hash %q: %w", in.Path, err)
@@ -209,8 +210,19 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 	if n != in.Size {
 		return nil, fmt.Errorf("%q has %d bytes, the publish says %d (still being written?)", in.Path, n, in.Size)
 	}
+	// The record's CRC-32C and hash must describe the same bytes: consumers check the
+	// hash only, and local copies are later checked by the CRC (DYAD_SYNC_CHECK).
+	if crc != in.Checksum {
+		return nil, fmt.Errorf("%q has CRC-32C %08x, the publish says %08x (changed while being published?)", in.Path, crc, in.Checksum)
+	}
+	var budget time.Duration
+	if m.TimeoutMs > 0 {
+		budget = max(time.Duration(m.TimeoutMs)*time.Millisecond-time.Since(start), time.Millisecond)
+	}
+	kctx, cancel := a.kvsCtx(ctx, budget)
+	defer cancel()
 	var out *wire.Meta
-	_, err = nsKV(a.kv, m.NS).Update(ctx, in.Key, func(old []byte, found bool) ([]byte, error) {
+	_, err = nsKV(a.kv, m.NS).Update(kctx, in.Key, func(old []byte, found bool) ([]byte, error) {
 		next := *in
 		next.Owner, next.Node, next.Version = a.opts.Advertise, a.opts.Node, 1
 		if found {

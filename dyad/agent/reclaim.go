@@ -89,8 +89,8 @@ func (a *Agent) stillHolds(m *wire.Meta) bool {
 		return false
 	}
 	defer f.Close()
-	sum, n, err := hashFile(f)
-	return err == nil && n == m.Size && bytes.Equal(sum, m.Hash)
+	sum, crc, n, err := hashFile(f)
+	return err == nil && n == m.Size && crc == m.Checksum && bytes.Equal(sum, m.Hash)
 }
 
 func (a *Agent) pastAddrs() []string {

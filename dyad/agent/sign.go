@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"os"
 
+	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/zeebo/blake3"
 )
@@ -81,14 +83,16 @@ const contentHashSize = 32
 // the one the owner's agent publishes and the consumer's agent checks.
 func NewContentHash() hash.Hash { return newContentHash() }
 
-// hashFile returns the content hash and size of f from its start.
-func hashFile(f *os.File) ([]byte, int64, error) {
+// hashFile returns the content hash, the CRC-32C and the size of f from its start, in
+// one pass.
+func hashFile(f *os.File) ([]byte, uint32, int64, error) {
 	h := newContentHash()
-	n, err := io.Copy(h, io.NewSectionReader(f, 0, 1<<62))
+	crc := crc32.New(dyad.Castagnoli)
+	n, err := io.CopyBuffer(io.MultiWriter(h, crc), io.NewSectionReader(f, 0, 1<<62), make([]byte, 1<<20))
 	if err != nil {
-		return nil, n, err
+		return nil, 0, n, err
 	}
-	return h.Sum(nil), n, nil
+	return h.Sum(nil), crc.Sum32(), n, nil
 }
 
 // clientMeta is m as local clients see it: without the hash and signature, which only

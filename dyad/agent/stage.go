@@ -49,7 +49,7 @@ func (f *flights) do(key string, fn func() error) error {
 }
 
 // stage fetches meta's file from its owner into dest over dtl: into a temporary file beside it,
-// verified by size and CRC-32C, then renamed into place, then recorded in the sidecar.
+// verified by size and the signed content hash, then renamed into place, then recorded in the sidecar.
 // A failure at any point removes the temporary file, so no partial file is left.
 func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string, dtl dyad.DTL) error {
 	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
@@ -138,13 +138,13 @@ type download struct {
 	meta *wire.Meta
 	dest string
 	tmp  *os.File
-	// content checks the CRC-32C and the hash the signed record names, at commit.
+	// content checks the hash the signed record names, at commit.
 	content *contentHasher
 	// clean says that the owner ended its reply: the connection may serve another fetch.
 	clean bool
 }
 
-// add runs p, the next bytes of the file, through the checksum and the content hash;
+// add runs p, the next bytes of the file, through the content hash;
 // the caller may reuse p at once.
 func (d *download) add(p []byte) { d.content.Copy(p) }
 
@@ -162,7 +162,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 		if derr != nil {
 			return nil, derr
 		}
-		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher()}
+		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher(a.opts.SkipContentHash)}
 		d.stop = context.AfterFunc(ctx, func() { c.Close() })
 		d.idle()
 		if err = wire.Write(c, req); err == nil {
@@ -213,13 +213,10 @@ func (d *download) commit(n int64) error {
 	// The checks ran beside the transfer; what is left of them after the last byte is
 	// their whole cost to the staging time.
 	t0 := time.Now()
-	crc, h := d.content.Sum()
+	h := d.content.Sum()
 	d.a.ctr.hashWaitNs.Add(time.Since(t0).Nanoseconds())
-	if crc != d.meta.Checksum {
-		return fmt.Errorf("checksum %08x, published %08x", crc, d.meta.Checksum)
-	}
-	if !bytes.Equal(h, d.meta.Hash) {
-		return fmt.Errorf("content hash %x, the signed record names %x", h, d.meta.Hash)
+	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
+		return fmt.Errorf("content checksum: BLAKE3-256 %x, the signed record names %x", h, d.meta.Hash)
 	}
 	if err := d.tmp.Truncate(n); err != nil {
 		return err

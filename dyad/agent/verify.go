@@ -1,16 +1,15 @@
 package agent
 
 import (
-	"hash/crc32"
 	"sync"
-
-	"github.com/couplet-hpc/couplet/dyad"
 )
 
-// contentHasher checks a download on a goroutine of its own: the CRC-32C the record
-// publishes and the content hash it names, so that checking the bytes already received
-// overlaps receiving the next ones instead of adding to the staging time, and no second
-// pass over the file is needed. The receiver fills buffers it takes from the hasher and
+// contentHasher checks a download on a goroutine of its own against the content hash the
+// signed record names, so that checking the bytes already received overlaps receiving
+// the next ones instead of adding to the staging time, and no second pass over the file
+// is needed. The record's CRC-32C is not recomputed here: the owner's agent checked it
+// against the same bytes it hashed when it published, and the signed BLAKE3-256 is the
+// stronger check of the two, so a second pass would only cost time. The receiver fills buffers it takes from the hasher and
 // hands them over with Write: no copy. Buffers hold a piece of hashPiece bytes, so that
 // even a file of one chunk is checked while it arrives; at most hasherDepth are in flight.
 type contentHasher struct {
@@ -18,7 +17,6 @@ type contentHasher struct {
 	free   chan []byte
 	made   int
 	done   chan struct{}
-	crc    uint32
 	sum    []byte
 	closed bool
 }
@@ -32,17 +30,21 @@ const (
 // pay for allocating and zeroing its chunk buffers every time.
 var chunkBufs sync.Pool
 
-func newContentHasher() *contentHasher {
+// newContentHasher starts a hasher; with skip (Options.SkipContentHash) it only passes
+// the buffers back, and Sum returns nil.
+func newContentHasher(skip bool) *contentHasher {
 	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{})}
 	go func() {
 		h := newContentHash()
-		crc := crc32.New(dyad.Castagnoli)
 		for p := range c.in {
-			h.Write(p)
-			crc.Write(p)
+			if !skip {
+				h.Write(p)
+			}
 			c.free <- p
 		}
-		c.crc, c.sum = crc.Sum32(), h.Sum(nil)
+		if !skip {
+			c.sum = h.Sum(nil)
+		}
 		close(c.done)
 	}()
 	return c
@@ -85,12 +87,11 @@ func (c *contentHasher) Copy(p []byte) {
 	}
 }
 
-// Sum waits until every queued byte is checked and returns the CRC-32C and the
-// content hash; call it once.
-func (c *contentHasher) Sum() (uint32, []byte) {
+// Sum waits until every queued byte is hashed and returns the content hash; call it once.
+func (c *contentHasher) Sum() []byte {
 	c.close()
 	<-c.done
-	return c.crc, c.sum
+	return c.sum
 }
 
 // close ends the hashing goroutine (after a failed download too); the buffers it gives
