@@ -62,6 +62,12 @@ func mergeStaging(ps []StagingPoint) StagingPoint {
 	}
 	out.HashWait = MergeLaunches(ws)
 	out.HashWaitShare = ratio(out.HashWait.Median, out.Seconds[StageRPC].Median)
+	var as []Summary
+	for _, p := range ps {
+		as = append(as, p.HashAdded)
+	}
+	out.HashAdded = MergeLaunches(as)
+	out.HashAddedShare = ratio(out.HashAdded.Median, out.Seconds[StageRPC].Median)
 	out.RPCvsTCP = ratio(out.Seconds[StageRawTCP].Median, out.Seconds[StageRPC].Median)
 	out.RPCvsCp = ratio(out.Seconds[StageCp].Median, out.Seconds[StageRPC].Median)
 	out.UCXvsRPC = map[string]float64{}

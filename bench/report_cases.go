@@ -27,8 +27,8 @@ const (
 	// TargetStage1MiBSeconds bounds the staging of a 1 MiB file.
 	TargetStage1MiBSeconds = 0.002
 	// TargetHashShare bounds the content hash's cost at 1 GiB as a share of the rpc
-	// staging time, read from the hash of the file alone: the cost were it not
-	// overlapped with the transfer at all.
+	// staging time, read from the measured added time: the rpc staging less the
+	// hash-off variant in the same rounds.
 	TargetHashShare = 0.10
 )
 
@@ -82,9 +82,11 @@ func writeStaging(w io.Writer, r *Results) {
 	p("")
 	p("The dyad rows run with authentication on: the agents prove they hold the cluster token by")
 	p("challenge-response on every connection, every record is signed, and the consumer verifies the")
-	p("record's signature before the transfer, and the content's hash (BLAKE3-256, computed beside the")
-	p("transfer on a goroutine of its own as chunks arrive) and CRC-32C after it. Fetches from one owner")
-	p("reuse an authenticated connection (each connection authenticates once).")
+	p("record's signature before the transfer and the content's hash (BLAKE3-256, computed beside the")
+	p("transfer on a goroutine of its own as chunks arrive) after it. Fetches from one owner reuse an")
+	p("authenticated connection (each connection authenticates once). In the same rounds, right after")
+	p("each rpc staging, a second rpc pair whose consumer skips the content hash (%s, an agent", StageRPCNoHash)
+	p("option for this measurement only) stages the same file: the difference is what the hash adds.")
 	p("")
 	p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
 	p("")
@@ -97,16 +99,18 @@ func writeStaging(w io.Writer, r *Results) {
 	p("")
 	p("Seconds per file, median (min–max):")
 	p("")
-	p("| Size | rpc DTL | raw TCP | cp | content hash of the file alone | hash alone / rpc | hash left after the last byte | left / rpc |")
-	p("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	p("| Size | rpc DTL | rpc DTL, hash off | raw TCP | cp | hash added (on - off) | added / rpc | content hash of the file alone | hash alone / rpc | hash left after the last byte | left / rpc |")
+	p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range r.Staging {
-		p("| %s | %s | %s | %s | %s | %.3f | %s | %.3f |", mibLabel(s.MiB), s.Seconds[StageRPC].Format("%.4f"), s.Seconds[StageRawTCP].Format("%.4f"),
-			s.Seconds[StageCp].Format("%.4f"), s.HashSeconds.Format("%.4f"), s.HashShare, s.HashWait.Format("%.4f"), s.HashWaitShare)
+		p("| %s | %s | %s | %s | %s | %s | %.3f | %s | %.3f | %s | %.3f |", mibLabel(s.MiB), s.Seconds[StageRPC].Format("%.4f"), s.Seconds[StageRPCNoHash].Format("%.4f"),
+			s.Seconds[StageRawTCP].Format("%.4f"), s.Seconds[StageCp].Format("%.4f"), s.HashAdded.Format("%.4f"), s.HashAddedShare,
+			s.HashSeconds.Format("%.4f"), s.HashShare, s.HashWait.Format("%.4f"), s.HashWaitShare)
 	}
 	p("")
-	p("The hash's cost to a staging lies between the last two ratios: \"hash alone\" is what it would")
-	p("cost if it did not overlap the transfer at all (the Targets table reads this one), \"left after")
-	p("the last byte\" is what the staging waited for it once every byte had arrived.")
+	p("\"Hash added\" is the hash's measured cost to a staging: per round, the rpc staging's time less")
+	p("that of the hash-off pair right after it (the Targets table reads it at 1 GiB). \"Hash alone\" is")
+	p("what hashing the file would cost if it did not overlap the transfer at all, and \"left after the")
+	p("last byte\" is what the staging waited for the hash once every byte had arrived.")
 	p("")
 }
 
@@ -248,8 +252,10 @@ func targets(r *Results) []target {
 	}
 	for _, s := range r.Staging {
 		if s.MiB == 1024 {
-			ts = append(ts, target{caseID: CaseStaging, size: "1 GiB", what: "content hash (alone) / rpc DTL staging time", want: fmt.Sprintf("< %.2f", TargetHashShare),
-				measured: fmt.Sprintf("%.3f (left after the last byte: %.3f)", s.HashShare, s.HashWaitShare), met: s.HashShare > 0 && s.HashShare < TargetHashShare, available: true})
+			_, measured := s.Seconds[StageRPCNoHash]
+			ts = append(ts, target{caseID: CaseStaging, size: "1 GiB", what: "content hash's added time (hash on - off) / rpc DTL staging time", want: fmt.Sprintf("< %.2f", TargetHashShare),
+				measured: fmt.Sprintf("%.3f (hash alone: %.3f; left after the last byte: %.3f)", s.HashAddedShare, s.HashShare, s.HashWaitShare),
+				met:      measured && s.HashAddedShare < TargetHashShare, available: measured})
 		}
 	}
 	for _, s := range r.Staging {

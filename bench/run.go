@@ -273,10 +273,10 @@ func runStaging(o Options, r *Results, next func(string, ...any)) error {
 					s.Close()
 					return err
 				}
-				o.progress("        rpc %s | tcp %s | cp %s | ucx-sm %s | ucx-tcp %s GB/s | rpc/tcp %.2f | rpc %.2f ms | hash/rpc %.3f (left %.3f)",
-					p.GBps[StageRPC].Format("%.2f"), p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"),
+				o.progress("        rpc %s | rpc hash off %s | tcp %s | cp %s | ucx-sm %s | ucx-tcp %s GB/s | rpc/tcp %.2f | rpc %.2f ms | hash added/rpc %.3f (alone %.3f, left %.3f)",
+					p.GBps[StageRPC].Format("%.2f"), p.GBps[StageRPCNoHash].Format("%.2f"), p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"),
 					p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"), p.RPCvsTCP,
-					p.Seconds[StageRPC].Median*1e3, p.HashShare, p.HashWaitShare)
+					p.Seconds[StageRPC].Median*1e3, p.HashAddedShare, p.HashShare, p.HashWaitShare)
 				byMiB[mib] = append(byMiB[mib], p)
 			}
 		}

@@ -25,18 +25,23 @@ const (
 	StageUCXTCP = "ucx-tcp" // dyad agents, ucx DTL, UCX_TLS=tcp
 	StageRawTCP = "tcp"     // raw loopback TCP: sendfile out, io.Copy into a file
 	StageCp     = "cp"      // cp(1) from the source file to a new file
+	// StageRPCNoHash is the rpc pair with the consumer's content hash off
+	// (agent.Options.SkipContentHash): measured in the same rounds as StageRPC, right
+	// after it, so that their difference is what the hash adds to a staging.
+	StageRPCNoHash = "rpc-nohash"
 )
 
 // StagingSystems lists every staging system in measuring order.
-var StagingSystems = []string{StageRPC, StageRawTCP, StageCp, StageUCXSM, StageUCXTCP}
+var StagingSystems = []string{StageRPC, StageRPCNoHash, StageRawTCP, StageCp, StageUCXSM, StageUCXTCP}
 
 // StagingLabel names a staging system in tables and legends.
 var StagingLabel = map[string]string{
-	StageRPC:    "dyad rpc DTL (agents)",
-	StageUCXSM:  "dyad ucx DTL, UCX_TLS=sm (agents)",
-	StageUCXTCP: "dyad ucx DTL, UCX_TLS=tcp (agents)",
-	StageRawTCP: "raw loopback TCP (sendfile -> io.Copy)",
-	StageCp:     "cp",
+	StageRPC:       "dyad rpc DTL (agents)",
+	StageRPCNoHash: "dyad rpc DTL, content hash off (measurement only)",
+	StageUCXSM:     "dyad ucx DTL, UCX_TLS=sm (agents)",
+	StageUCXTCP:    "dyad ucx DTL, UCX_TLS=tcp (agents)",
+	StageRawTCP:    "raw loopback TCP (sendfile -> io.Copy)",
+	StageCp:        "cp",
 }
 
 // StagingPoint is cases 4 and 6b at one file size.
@@ -67,6 +72,11 @@ type StagingPoint struct {
 	// path. HashWaitShare is its median over rpc's median.
 	HashWait      Summary `json:"hash_wait_seconds"`
 	HashWaitShare float64 `json:"hash_wait_share"`
+	// HashAdded is what the content hash adds to a staging, measured: per round, the rpc
+	// staging's time less that of the hash-off variant right after it (StageRPCNoHash).
+	// HashAddedShare is its median over rpc's median; the 1 GiB target reads it.
+	HashAdded      Summary `json:"hash_added_seconds"`
+	HashAddedShare float64 `json:"hash_added_share"`
 }
 
 // stageNode is one simulated node: a managed directory, an agent, a client.
@@ -80,11 +90,11 @@ type stageNode struct {
 // embedded etcd.
 type stagePair struct{ prod, cons *stageNode }
 
-func startStageNode(root, name, kvs, tokenFile string, dtl string, tls string) (*stageNode, error) {
+func startStageNode(root, name, kvs, tokenFile string, dtl string, tls string, noHash bool) (*stageNode, error) {
 	n := &stageNode{dir: filepath.Join(root, name, "managed")}
 	sock := filepath.Join(root, name, "agent.sock")
 	o := agent.Options{ProducerDir: n.dir, Socket: sock, KVS: kvs, LogWriter: io.Discard, DTL: dtl, UCXTLS: tls,
-		EtcdDir: filepath.Join(root, name, "etcd"), TokenFile: tokenFile}
+		EtcdDir: filepath.Join(root, name, "etcd"), TokenFile: tokenFile, SkipContentHash: noHash}
 	if err := os.MkdirAll(n.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -110,14 +120,17 @@ func (n *stageNode) close() {
 }
 
 // newStagePair starts a producer and a consumer agent fetching over dtl
-// ("rpc" or "ucx", with UCX_TLS=tls).
-func newStagePair(root, dtl, tls string) (*stagePair, error) {
+// ("rpc" or "ucx", with UCX_TLS=tls); with noHash the consumer skips the content hash.
+func newStagePair(root, dtl, tls string, noHash bool) (*stagePair, error) {
 	name := dtl + tls
-	prod, err := startStageNode(root, name+"-prod", "", "", dtl, tls)
+	if noHash {
+		name += "-nohash"
+	}
+	prod, err := startStageNode(root, name+"-prod", "", "", dtl, tls, false)
 	if err != nil {
 		return nil, err
 	}
-	cons, err := startStageNode(root, name+"-cons", prod.agent.KVSEndpoint(), prod.agent.TokenFile(), dtl, tls)
+	cons, err := startStageNode(root, name+"-cons", prod.agent.KVSEndpoint(), prod.agent.TokenFile(), dtl, tls, noHash)
 	if err != nil {
 		prod.close()
 		return nil, err
@@ -236,7 +249,7 @@ type StagingRun struct {
 	tcp   *tcpSender
 }
 
-// StartStaging starts the three agent pairs (rpc, ucx sm, ucx tcp) and the
+// StartStaging starts the four agent pairs (rpc, rpc hash off, ucx sm, ucx tcp) and the
 // raw TCP sender under a fresh temporary directory.
 func StartStaging() (*StagingRun, error) {
 	root, err := os.MkdirTemp("", "couplet-bench-stage-")
@@ -244,8 +257,8 @@ func StartStaging() (*StagingRun, error) {
 		return nil, err
 	}
 	s := &StagingRun{root: root, pairs: map[string]*stagePair{}}
-	for sys, dt := range map[string][2]string{StageRPC: {"rpc", ""}, StageUCXSM: {"ucx", "sm"}, StageUCXTCP: {"ucx", "tcp"}} {
-		p, err := newStagePair(root, dt[0], dt[1])
+	for sys, dt := range map[string][2]string{StageRPC: {"rpc", ""}, StageRPCNoHash: {"rpc", ""}, StageUCXSM: {"ucx", "sm"}, StageUCXTCP: {"ucx", "tcp"}} {
+		p, err := newStagePair(root, dt[0], dt[1], sys == StageRPCNoHash)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -287,7 +300,7 @@ func (s *StagingRun) Measure(mib int64, reps int) (StagingPoint, error) {
 	}
 	defer os.Remove(src)
 	// Every producer publishes the same bytes: a hard link, not a copy.
-	for _, sys := range []string{StageRPC, StageUCXSM, StageUCXTCP} {
+	for _, sys := range []string{StageRPC, StageRPCNoHash, StageUCXSM, StageUCXTCP} {
 		pp := s.pairs[sys].prod
 		if err := os.Link(src, filepath.Join(pp.dir, name)); err != nil {
 			return p, err
@@ -371,6 +384,12 @@ func (s *StagingRun) Measure(mib int64, reps int) (StagingPoint, error) {
 	p.HashShare = p.HashSeconds.Median / rpc
 	p.HashWait = Summarize(waits)
 	p.HashWaitShare = p.HashWait.Median / rpc
+	var added []float64
+	for i, on := range secs[StageRPC] {
+		added = append(added, on-secs[StageRPCNoHash][i])
+	}
+	p.HashAdded = Summarize(added)
+	p.HashAddedShare = p.HashAdded.Median / rpc
 	for _, sys := range []string{StageUCXSM, StageUCXTCP} {
 		p.UCXvsRPC[sys] = rpc / p.Seconds[sys].Median
 	}

@@ -2,7 +2,7 @@ package bench
 
 import "testing"
 
-// TestStaging stages a small file with every system (three agent pairs and
+// TestStaging stages a small file with every system (four agent pairs and
 // the two baselines, each copy checked) and looks it up at every locator
 // level.
 func TestStaging(t *testing.T) {
@@ -24,8 +24,9 @@ func TestStaging(t *testing.T) {
 				t.Errorf("%d MiB, %s: %+v, want 2 positive rates", mib, sys, g)
 			}
 		}
-		if p.HashSeconds.N != 2 || p.HashSeconds.Min <= 0 || p.HashWait.N != 2 {
-			t.Errorf("%d MiB: content hash %+v, hash left after the last byte %+v, want 2 samples each", mib, p.HashSeconds, p.HashWait)
+		if p.HashSeconds.N != 2 || p.HashSeconds.Min <= 0 || p.HashWait.N != 2 || p.HashAdded.N != 2 {
+			t.Errorf("%d MiB: content hash %+v, hash left after the last byte %+v, hash added %+v, want 2 samples each",
+				mib, p.HashSeconds, p.HashWait, p.HashAdded)
 		}
 		t.Logf("%d MiB: rpc %s, tcp %s, cp %s, ucx-sm %s, ucx-tcp %s GB/s", mib, p.GBps[StageRPC].Format("%.2f"),
 			p.GBps[StageRawTCP].Format("%.2f"), p.GBps[StageCp].Format("%.2f"), p.GBps[StageUCXSM].Format("%.2f"), p.GBps[StageUCXTCP].Format("%.2f"))
