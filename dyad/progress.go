@@ -3,6 +3,7 @@ package dyad
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -50,7 +51,10 @@ func watchStaging(s Step, dest string) (stop func()) {
 		defer close(exited)
 		tick := time.NewTicker(watchInterval)
 		defer tick.Stop()
-		pattern := filepath.Join(filepath.Dir(dest), TempPattern(dest))
+		// The pattern's own characters are matched literally; CreateTemp's random part is
+		// digits, so the temporary file of another name that merely starts alike is left out.
+		prefix := strings.TrimSuffix(TempPattern(dest), "*")
+		pattern := globEscape(filepath.Join(filepath.Dir(dest), prefix)) + "*"
 		var last int64
 		for {
 			select {
@@ -60,6 +64,9 @@ func watchStaging(s Step, dest string) (stop func()) {
 			}
 			ms, _ := filepath.Glob(pattern)
 			for _, m := range ms {
+				if !allDigits(strings.TrimPrefix(filepath.Base(m), prefix)) {
+					continue
+				}
 				if st, err := os.Stat(m); err == nil && st.Size() > last {
 					last = st.Size()
 					s.Update(last)
@@ -71,6 +78,27 @@ func watchStaging(s Step, dest string) (stop func()) {
 		close(done)
 		<-exited
 	}
+}
+
+// globEscape quotes the characters filepath.Match gives a meaning to.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // stepWriter reports the bytes written through it to a step.
