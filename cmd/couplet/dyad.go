@@ -85,8 +85,9 @@ wrappers do, configured by the DYAD_* environment or the flags below.
 	cmd.AddCommand(&cobra.Command{
 		Use:   "produce PATH...",
 		Short: "publish files under DYAD_PATH_PRODUCER",
-		Long:  "Publishes each file, which must lie under the producer managed directory.\n" + dyadEnvHelp,
-		Args:  needArgs(1, -1, "the PATH of a file to produce"),
+		Long: "Publishes each file, which must lie under the producer managed directory.\n" +
+			"A file over 64 MiB shows a progress bar when standard error is a terminal.\n" + dyadEnvHelp,
+		Args: needArgs(1, -1, "the PATH of a file to produce"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client(cmd)
 			if err != nil {
@@ -107,8 +108,9 @@ wrappers do, configured by the DYAD_* environment or the flags below.
 	cmd.AddCommand(&cobra.Command{
 		Use:   "consume PATH...",
 		Short: "wait for files and stage them into DYAD_PATH_CONSUMER",
-		Long:  "Waits until each file is produced, then stages it into the consumer managed directory.\n" + dyadEnvHelp,
-		Args:  needArgs(1, -1, "the PATH of a file to consume"),
+		Long: "Waits until each file is produced, then stages it into the consumer managed directory.\n" +
+			"A file over 64 MiB shows a progress bar when standard error is a terminal.\n" + dyadEnvHelp,
+		Args: needArgs(1, -1, "the PATH of a file to consume"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client(cmd)
 			if err != nil {
