@@ -94,6 +94,7 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		return 0, err
 	}
 	defer func() { d.end(err) }()
+	d.w = startFileWriter(d.tmp, d.content.Write)
 	for {
 		d.idle()
 		m, err := wire.Read(d.c)
@@ -109,16 +110,15 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		if m.Op != wire.OpChunk || n+m.N > meta.Size {
 			return n, fmt.Errorf("unexpected %v (%d bytes) after %d of %d bytes", m.Op, m.N, n, meta.Size)
 		}
-		// Each piece of the chunk goes into the file here and through the checks on the
-		// hasher's goroutine, while the next one is received.
+		// Each piece of the chunk goes into the file on the writer's goroutine and then
+		// through the hash on the hasher's, while the next one is received.
 		for left := m.N; left > 0; {
 			p := d.content.buffer(int(min(left, hashPiece)))
 			if _, err := readFull(d.c, p, d.idle); err != nil {
 				return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 			}
-			_, err = d.tmp.Write(p)
-			d.content.Write(p)
-			if err != nil {
+			d.w.Write(p)
+			if err := d.w.Err(); err != nil {
 				return n, err
 			}
 			n += int64(len(p))
@@ -140,6 +140,8 @@ type download struct {
 	tmp  *os.File
 	// content checks the hash the signed record names, at commit.
 	content *contentHasher
+	// w, when set, writes the received bytes to tmp and hands them to content.
+	w *fileWriter
 	// clean says that the owner ended its reply: the connection may serve another fetch.
 	clean bool
 }
@@ -210,6 +212,11 @@ func (d *download) commit(n int64) error {
 	if n != d.meta.Size {
 		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
 	}
+	if d.w != nil {
+		if err := d.w.Close(); err != nil {
+			return err
+		}
+	}
 	// The checks ran beside the transfer; what is left of them after the last byte is
 	// their whole cost to the staging time.
 	t0 := time.Now()
@@ -236,6 +243,9 @@ func (d *download) commit(n int64) error {
 // end releases the connection: back to the pool after a clean fetch, closed otherwise.
 // After a failure it removes the temporary file, so no partial file is ever left.
 func (d *download) end(err error) {
+	if d.w != nil {
+		d.w.Close() // before the hasher: the writer hands it every piece
+	}
 	d.content.close()
 	if d.stop() && err == nil && d.clean {
 		d.a.peers.put(d.meta.Owner, d.c)
