@@ -231,7 +231,15 @@ func (e *engine) background() {
 			return
 		case <-time.After(idle):
 		}
-		e.mu.Lock()
+		// An application call that holds the engine progresses itself
+		// (waitFor polls and drives): the tick is skipped rather than
+		// queued on the lock. Queued, it would soon put the mutex in
+		// starvation mode, which hands the lock to this goroutine at each
+		// of the waiter's brief releases and stalls the waiter, and its
+		// data in flight, until this thread gets a core.
+		if !e.mu.TryLock() {
+			continue
+		}
 		n, _ := e.poll()
 		e.mu.Unlock()
 		if n > 0 {
@@ -274,7 +282,11 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 			return nc.Errorf(nc.ETIMEDOUT, "dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
 		}
 		if n > 0 {
+			// More may be waiting (a matcher hears from every rank at
+			// once): look again at once. A sleep here, however short,
+			// costs the kernel's timer slack (50 us) per message.
 			sleep = minSleep
+			continue
 		}
 		e.mu.Unlock()
 		if e.inFlight > 0 {

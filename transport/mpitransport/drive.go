@@ -15,13 +15,28 @@ var _ transport.Driver = (*Transport)(nil)
 // bytes need no MPI progress from this rank (the receiver copies, or a
 // descriptor or answer is on its way), so Drive sleeps between looks,
 // backing off from minSleep to maxSleep, and leaves the core to the ranks
-// that copy. With MPI data in flight as well, the C loop runs in slices of
-// singleSlice so that the single-copy operations move on in between.
+// that copy. A sender whose blocks are being read waits at least as long
+// as the reads take, so its longest sleep grows with the bytes it waits
+// on, as long as reading them takes at readRate, up to maxReadSleep:
+// waking every 100 us while a receiver reads megabytes takes the core
+// from the copy thousands of times a second, each look an MPI call that
+// yields when idle. With MPI data in flight as well, the C loop runs in
+// slices of singleSlice so that the single-copy operations move on in
+// between.
 const (
-	minSleep    = 2 * time.Microsecond
-	maxSleep    = 100 * time.Microsecond
-	singleSlice = 100 * time.Microsecond
+	minSleep     = 2 * time.Microsecond
+	maxSleep     = 100 * time.Microsecond
+	maxReadSleep = time.Millisecond
+	readRate     = 32e9 // bytes per second: faster than any read here, so the cap errs short
+	singleSlice  = 100 * time.Microsecond
 )
+
+// sleepCap is the longest sleep of a Drive that waits on single-copy
+// sends of reading bytes in all (see maxReadSleep).
+func sleepCap(reading int64) time.Duration {
+	d := time.Duration(float64(reading) / readRate * float64(time.Second))
+	return min(maxReadSleep, max(maxSleep, d))
+}
 
 // Drive completes ps with mpi.TestallFor: Open MPI moves large messages
 // only inside MPI calls, and one C loop of MPI_Testall drives them for
@@ -48,7 +63,8 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 	for {
 		var reqs []*mpi.Request
 		var ready []*singleRecv
-		waiting := false // a single-copy operation waits on its peer
+		waiting := false  // a single-copy operation waits on its peer
+		var reading int64 // bytes of single-copy sends that their receivers read
 		for i, p := range ps {
 			switch q := p.(type) {
 			case *pending:
@@ -64,6 +80,9 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 					reqs = append(reqs, bulk)
 				} else if !done {
 					waiting = true
+					if s, ok := q.(*singleSend); ok && s.offered() {
+						reading += s.b.Bytes()
+					}
 				}
 			default:
 				return false, fmt.Errorf("mpitransport: Drive: operation %d is a %T, not one of this transport's", i, p)
@@ -106,7 +125,7 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 		}
 		ts := syscall.NsecToTimespec(min(sleep, left).Nanoseconds())
 		syscall.Nanosleep(&ts, nil)
-		sleep = min(2*sleep, maxSleep)
+		sleep = min(2*sleep, sleepCap(reading))
 	}
 }
 

@@ -244,6 +244,12 @@ func (p *singleSend) advance() (bool, *mpi.Request, error) {
 	return true, nil, p.err
 }
 
+// offered reports whether the descriptor went out and the sender waits
+// for the answer, while the receiver reads.
+func (p *singleSend) offered() bool {
+	return !p.done && p.fb == nil && !p.dreq.Active()
+}
+
 func (p *singleSend) finish(err error) {
 	p.done, p.err = true, err
 	p.b = transport.Block{} // the receiver is done with the buffer
