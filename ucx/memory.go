@@ -138,3 +138,30 @@ func (k *RemoteKey) Destroy() {
 	k.ep.w.unlock()
 	k.h = nil
 }
+
+// Mapped returns the peer's registered bytes [remote, remote+n) as a slice
+// of this process's memory when the region is mapped here through shared
+// memory (ucp_rkey_ptr: sysv or posix regions of a peer on this node), so
+// that the caller can fill it with ordinary stores or a read(2) straight
+// into it, with no put and no staging copy. Otherwise it fails, e.g. with
+// StatusUnreachable over tcp or cma. UCX checks only that remote lies in
+// the region: the caller must keep the whole range within the region it
+// was told of. The slice points into C memory and is valid until the key is
+// destroyed; nothing orders its stores with the peer but the caller's own
+// messages.
+func (k *RemoteKey) Mapped(remote uint64, n int) ([]byte, error) {
+	if k == nil || k.h == nil {
+		return nil, fmt.Errorf("ucx: rkey_ptr: remote key missing or destroyed")
+	}
+	if n <= 0 {
+		return nil, fmt.Errorf("ucx: rkey_ptr: bad length %d", n)
+	}
+	var p unsafe.Pointer
+	k.ep.w.lock()
+	st := C.ucp_rkey_ptr(k.h, C.uint64_t(remote), &p)
+	k.ep.w.unlock()
+	if err := statusErr("rkey_ptr", st); err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(p), n), nil
+}

@@ -116,3 +116,48 @@ func TestRkeyChecks(t *testing.T) {
 		t.Error("mapping an empty buffer succeeded")
 	}
 }
+
+// TestMapped: a peer's UCX-allocated window is mapped here over shared
+// memory (stores through the slice land in the window, also at an offset),
+// and not over tcp; bad lengths fail.
+func TestMapped(t *testing.T) {
+	const size = 1 << 20
+	for _, c := range []struct {
+		tls    string
+		mapped bool
+	}{{"sm", true}, {"tcp", false}} {
+		t.Run(c.tls, func(t *testing.T) {
+			a, b := newNode(t, c.tls), newNode(t, c.tls)
+			ep := connect(t, a, b)
+			win := newWindow(t, b, size, true)
+			rk, err := ep.UnpackRkey(win.rkey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rk.Destroy()
+			p, err := rk.Mapped(win.mem.Addr()+4096, size-4096)
+			if !c.mapped {
+				if err == nil {
+					t.Fatalf("Mapped over %s succeeded", c.tls)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p) != size-4096 {
+				t.Fatalf("mapped %d bytes, want %d", len(p), size-4096)
+			}
+			pattern(p, 0x5a)
+			checkPattern(t, "window after stores", win.mem.Bytes()[4096:], 0x5a)
+			for _, bad := range []struct {
+				off uint64
+				n   int
+			}{{0, 0}, {0, -1}} {
+				if _, err := rk.Mapped(win.mem.Addr()+bad.off, bad.n); err == nil {
+					t.Errorf("Mapped(+%d, %d) succeeded", bad.off, bad.n)
+				}
+			}
+		})
+	}
+}

@@ -30,6 +30,9 @@ const (
 	maxWindows = 8
 	// maxEndpoints bounds the producer's endpoint cache.
 	maxEndpoints = 256
+	// maxKeysPerEndpoint bounds the remote keys kept per endpoint: a consumer reuses at
+	// most maxWindows windows, so twice that leaves room for a restarted one.
+	maxKeysPerEndpoint = 2 * maxWindows
 	// epCloseTimeout bounds closing one endpoint when the agent stops.
 	epCloseTimeout = 500 * time.Millisecond
 )
@@ -50,14 +53,29 @@ type ucxNode struct {
 	slot, slots int64
 	sem         chan struct{} // one token per window in use
 
-	mu       sync.Mutex
-	closed   bool
-	eps      map[string]*ucx.Endpoint
-	retired  []*ucx.Endpoint // failed or evicted, closed with the node
-	wins     []*window       // idle windows
-	srcs     []*ucx.Memory   // idle source buffers
+	mu      sync.Mutex
+	closed  bool
+	eps     map[string]*ucx.Endpoint
+	retired []*ucx.Endpoint // failed or evicted, closed with the node
+	wins    []*window       // idle windows
+	srcs    []*ucx.Memory   // idle source buffers
+	// keys caches consumers' window keys unpacked on each endpoint, by packed key.
+	// Unpacking a key maps the window afresh over shared memory, and the first touch of
+	// every page of a fresh mapping faults (about 100 ms per 4 MiB slot on this machine,
+	// more than the copy): consumers reuse their windows, so a cached key keeps the
+	// mapping warm from one fetch to the next.
+	keys     map[*ucx.Endpoint]map[string]*remoteKey
+	keySeq   uint64
 	progN    int
 	progStop func()
+}
+
+// remoteKey is a cached unpacked key of a consumer's window.
+type remoteKey struct {
+	rk    *ucx.RemoteKey
+	users int    // transfers using it now
+	used  uint64 // keySeq at the last use, for eviction
+	dead  bool   // out of the cache: destroyed by its last user
 }
 
 // window is a registered consumer window and its packed remote key.
@@ -125,7 +143,7 @@ func (a *Agent) ucxNode() (*ucxNode, error) {
 		return nil, fmt.Errorf("ucx DTL: %w", err)
 	}
 	a.ucx.n = &ucxNode{ctx: c, w: w, addr: addr, slot: int64(a.opts.UCXSlot), slots: int64(a.opts.UCXSlots),
-		sem: make(chan struct{}, maxWindows), eps: map[string]*ucx.Endpoint{}}
+		sem: make(chan struct{}, maxWindows), eps: map[string]*ucx.Endpoint{}, keys: map[*ucx.Endpoint]map[string]*remoteKey{}}
 	a.info.Printf("ucx DTL ready (UCX_TLS=%q, windows of %d x %d bytes)", tls, a.opts.UCXSlots, a.opts.UCXSlot)
 	return a.ucx.n, nil
 }
@@ -149,6 +167,9 @@ func (n *ucxNode) close() {
 		eps = append(eps, ep)
 	}
 	wins, srcs := n.wins, n.srcs
+	for ep := range n.keys {
+		n.dropKeys(ep)
+	}
 	n.eps, n.retired, n.wins, n.srcs = nil, nil, nil, nil
 	n.mu.Unlock()
 	// Close endpoints concurrently: each may wait out its timeout on a vanished peer.
@@ -306,10 +327,80 @@ func (n *ucxNode) dropEndpoint(addr []byte, ep *ucx.Endpoint) {
 	}
 }
 
-// retire moves an endpoint out of the cache; the caller holds mu.
+// retire moves an endpoint out of the cache, with its keys; the caller holds mu.
 func (n *ucxNode) retire(key string, ep *ucx.Endpoint) {
 	delete(n.eps, key)
+	n.dropKeys(ep)
 	n.retired = append(n.retired, ep)
+}
+
+// remoteKey returns the cached key packed on ep, unpacking it on first use. The caller
+// hands it back with releaseKey.
+func (n *ucxNode) remoteKey(ep *ucx.Endpoint, packed []byte) (*remoteKey, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil, ucx.ErrClosed
+	}
+	n.keySeq++
+	m := n.keys[ep]
+	if k, ok := m[string(packed)]; ok {
+		k.users++
+		k.used = n.keySeq
+		return k, nil
+	}
+	rk, err := ep.UnpackRkey(packed)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]*remoteKey{}
+		n.keys[ep] = m
+	}
+	if len(m) >= maxKeysPerEndpoint {
+		// Evict the least recently used key that no transfer holds.
+		var old string
+		for p, k := range m {
+			if k.users == 0 && (old == "" || k.used < m[old].used) {
+				old = p
+			}
+		}
+		if old != "" {
+			m[old].rk.Destroy()
+			delete(m, old)
+		}
+	}
+	k := &remoteKey{rk: rk, users: 1, used: n.keySeq}
+	m[string(packed)] = k
+	return k, nil
+}
+
+// releaseKey ends a transfer's use of k; keep false drops it from the cache (its
+// transfer failed, so the window may be gone).
+func (n *ucxNode) releaseKey(ep *ucx.Endpoint, packed []byte, k *remoteKey, keep bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k.users--
+	if !keep && !k.dead {
+		if m := n.keys[ep]; m[string(packed)] == k {
+			delete(m, string(packed))
+		}
+		k.dead = true
+	}
+	if k.dead && k.users == 0 {
+		k.rk.Destroy()
+	}
+}
+
+// dropKeys forgets ep's keys, destroying those no transfer holds; the caller holds mu.
+func (n *ucxNode) dropKeys(ep *ucx.Endpoint) {
+	for _, k := range n.keys[ep] {
+		k.dead = true
+		if k.users == 0 {
+			k.rk.Destroy()
+		}
+	}
+	delete(n.keys, ep)
 }
 
 // init registers the UCX layer: RMA put into a window the fetching agent registered.

@@ -57,28 +57,36 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 	if err != nil {
 		return fail(fmt.Errorf("ucx connect to the consumer: %w", err))
 	}
-	rk, err := ep.UnpackRkey(win.Rkey)
+	key, err := un.remoteKey(ep, win.Rkey)
 	if err != nil {
 		un.dropEndpoint(win.Worker, ep)
 		return fail(err)
 	}
-	defer rk.Destroy()
-	src, err := un.getSrc()
-	if err != nil {
-		return fail(err)
-	}
-	srcOK := true
-	defer func() {
-		// After a failed put UCX may still read src: leave it to the process rather than reuse it.
-		if srcOK {
-			un.putSrc(src)
-		}
-	}()
-	chunk := min(win.SlotSize, int64(src.Len()))
+	keyOK := true
+	defer func() { un.releaseKey(ep, win.Rkey, key, keyOK) }()
+	chunk := min(win.SlotSize, un.slot)
 	if a.chunkCap > 0 {
 		chunk = min(chunk, a.chunkCap)
 	}
 	plan := chunkPlan{size: st.Size(), chunk: chunk, slots: win.Slots}
+	// Over shared memory the consumer's window is mapped here: each chunk is read from
+	// the file straight into its slot, one copy and no put. Elsewhere (tcp) it is read
+	// into a source buffer and put.
+	mapped, mapErr := key.rk.Mapped(win.Addr, int(win.SlotSize*win.Slots))
+	var src *ucx.Memory
+	if mapErr != nil {
+		if src, err = un.getSrc(); err != nil {
+			return fail(err)
+		}
+		srcOK := true
+		defer func() {
+			// After a failed put UCX may still read src: leave it to the process rather than reuse it.
+			if srcOK {
+				un.putSrc(src)
+			}
+		}()
+		defer func() { srcOK = keyOK }()
+	}
 	if err := wire.Write(c, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: m.Path, Size: plan.size}}); err != nil {
 		return 0, err
 	}
@@ -103,14 +111,20 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 			}
 		}
 		off, n, slot := plan.at(k)
-		p := src.Bytes()[:n]
-		if _, err := io.ReadFull(f, p); err != nil {
-			return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
-		}
-		if err := putFlush(un.w, ep, p, win.Addr+uint64(slot*win.SlotSize), rk, a.opts.IdleTimeout); err != nil {
-			un.dropEndpoint(win.Worker, ep)
-			srcOK = false
-			return fail(fmt.Errorf("after %d of %d bytes: %w", sent, plan.size, err))
+		if mapped != nil {
+			if _, err := io.ReadFull(f, mapped[slot*win.SlotSize:][:n]); err != nil {
+				return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
+			}
+		} else {
+			p := src.Bytes()[:n]
+			if _, err := io.ReadFull(f, p); err != nil {
+				return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
+			}
+			if err := putFlush(un.w, ep, p, win.Addr+uint64(slot*win.SlotSize), key.rk, a.opts.IdleTimeout); err != nil {
+				un.dropEndpoint(win.Worker, ep)
+				keyOK = false
+				return fail(fmt.Errorf("after %d of %d bytes: %w", sent, plan.size, err))
+			}
 		}
 		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
 		if err := wire.Write(c, &wire.Msg{Op: wire.OpReady, Off: off, Len: n}); err != nil {
