@@ -49,8 +49,14 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -timeout 40m ./...
 
+# The coupled heat -> analyze job in transfer mode, replaying every step file's
+# schedule but the first; it keeps its dtf statistics in DEMO_STATS and ends with
+# their table (`couplet stats`): the hit epochs record no matching time.
+DEMO_STATS ?= $(BIN)/demo-stats.jsonl
 demo: deps
-	$(GO) run ./examples/demo
+	$(GO) run ./examples/demo -stats $(DEMO_STATS)
+	@echo "demo: couplet stats $(DEMO_STATS)"
+	@$(GO) run ./cmd/couplet stats $(DEMO_STATS)
 
 demo-file: deps
 	$(GO) run ./examples/demo -mode file

@@ -17,7 +17,8 @@ var verboseOut io.Writer = os.Stderr
 type rankTotals struct {
 	epochs, requests, msgs int64
 	bytes                  int64
-	match, transfer        time.Duration
+	match, sched, wait     time.Duration
+	transfer               time.Duration
 	hits, misses           int
 }
 
@@ -27,6 +28,8 @@ func (t *rankTotals) add(s *stats.Record) {
 	t.msgs += s.MsgsSent
 	t.bytes += s.Bytes
 	t.match += s.MatchTime
+	t.sched += s.SchedTime
+	t.wait += s.WaitTime
 	t.transfer += s.TransferTime
 	switch s.Replay {
 	case stats.Hit:
@@ -66,7 +69,8 @@ func (e *engine) reportFinish() {
 	}
 	if e.cfg.PrintStats {
 		t := e.totals
-		fmt.Fprintf(verboseOut, "couplet stats: %s rank %d: epochs %d, requests %d, bytes %d, messages %d, match %v, transfer %v, replay hits %d misses %d\n",
-			comp, e.comm.Rank(), t.epochs, t.requests, t.bytes, t.msgs, t.match.Round(time.Microsecond), t.transfer.Round(time.Microsecond), t.hits, t.misses)
+		fmt.Fprintf(verboseOut, "couplet stats: %s rank %d: epochs %d, requests %d, bytes %d, messages %d, match %v, sched %v, wait %v, transfer %v, replay hits %d misses %d\n",
+			comp, e.comm.Rank(), t.epochs, t.requests, t.bytes, t.msgs, t.match.Round(time.Microsecond), t.sched.Round(time.Microsecond),
+			t.wait.Round(time.Microsecond), t.transfer.Round(time.Microsecond), t.hits, t.misses)
 	}
 }

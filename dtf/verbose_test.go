@@ -3,6 +3,7 @@ package dtf_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,11 @@ comp2 = "r"
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	// Readers keep matching, waiting for the schedules and for the writers,
+	// and transfer apart; their ranks do no matching.
+	if !regexp.MustCompile(`couplet stats: r rank 0: epochs 1, requests \d+, bytes \d+, messages \d+, match 0s, sched \S+, wait \S+, transfer \S+, replay hits 0 misses 0\n`).MatchString(out) {
+		t.Error("no statistics line with match, sched, wait and transfer for reader rank 0")
 	}
 	if strings.Contains(out, `"decomp" matched no file`) {
 		t.Error("the section that coupled decomp.nc was reported as unmatched")

@@ -2,9 +2,12 @@ package main
 
 import (
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,10 @@ import (
 	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
+// writeStatsFixture writes 3 epochs of 2 writers and 2 readers: epoch 0
+// misses replay (the matchers match for 4 ms), epochs 1 and 2 hit (no
+// matching). Readers 0 and 1 wait for schedules 1 and 2 ms beyond waiting
+// 5 and 3 ms for the writers, and transfer for 50 and 60 ms.
 func writeStatsFixture(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.jsonl")
@@ -22,16 +29,17 @@ func writeStatsFixture(t *testing.T) string {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for epoch := range 3 {
 		start := t0.Add(time.Duration(epoch) * time.Second)
-		replay := stats.Hit
+		replay, match := stats.Hit, time.Duration(0)
 		if epoch == 0 {
-			replay = stats.Off
+			replay, match = stats.Miss, 4*time.Millisecond
 		}
 		for rank := range 2 {
 			recs := []stats.Record{
-				{File: "out/step.nc", Epoch: epoch, Role: "writer", Rank: rank, Comp: "sim", Bytes: 4 << 20,
-					MatchTime: time.Duration(4-epoch) * time.Millisecond, TransferTime: 40 * time.Millisecond,
+				{File: "/run/out/step.nc", Epoch: epoch, Role: "writer", Rank: rank, Comp: "sim", Bytes: 4 << 20,
+					MatchTime: match * time.Duration(rank), TransferTime: 40 * time.Millisecond,
 					MsgsSent: 3, Replay: replay, Start: start, End: start.Add(50 * time.Millisecond)},
-				{File: "out/step.nc", Epoch: epoch, Role: "reader", Rank: rank, Comp: "ana", Bytes: 4 << 20,
+				{File: "/run/out/step.nc", Epoch: epoch, Role: "reader", Rank: rank, Comp: "ana", Bytes: 4 << 20,
+					SchedTime: time.Duration(1+rank) * time.Millisecond, WaitTime: time.Duration(5-2*rank) * time.Millisecond,
 					TransferTime: time.Duration(50+10*rank) * time.Millisecond, MsgsSent: 1, Replay: replay,
 					Start: start, End: start.Add(60 * time.Millisecond)},
 			}
@@ -48,6 +56,10 @@ func writeStatsFixture(t *testing.T) string {
 	return path
 }
 
+// statsRowRE is a row of the table: #, file, session, epoch, replay,
+// writers, readers, bytes, match, sched, wait, transfer, GB/s, msgs, errors.
+var statsRowRE = regexp.MustCompile(`(?m)^\s*(\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(hit|miss|off|partial)\s+(\d+)\s+(\d+)\s+(\S+ \S?B)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+|-)\s+(\d+)\s+(\d+)\s*$`)
+
 func TestStatsCommand(t *testing.T) {
 	path := writeStatsFixture(t)
 	dir := filepath.Join(t.TempDir(), "plots")
@@ -56,19 +68,28 @@ func TestStatsCommand(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	// 8 MiB read per epoch, slowest transfer 60 ms: 8 MiB / 0.06 s = 0.140 GB/s (SI).
-	rows := regexp.MustCompile(`(?m)^\s*out/step\.nc\s+0\s+(\d)\s+2\s+2\s+8\.4 MB\s+(\S+)\s+60ms\s+0\.140 GB/s\s+8\s+(\w+)\s+0\s*$`).FindAllStringSubmatch(out, -1)
-	if len(rows) != 3 {
-		t.Fatalf("want 3 epoch rows, got %d:\n%s", len(rows), out)
+	want := [][]string{
+		{"0", "step.nc", "0", "0", "miss", "2", "2", "8.4 MB", "4.000", "2.000", "5.000", "60.000", "0.140", "8", "0"},
+		{"1", "step.nc", "0", "1", "hit", "2", "2", "8.4 MB", "0.000", "2.000", "5.000", "60.000", "0.140", "8", "0"},
+		{"2", "step.nc", "0", "2", "hit", "2", "2", "8.4 MB", "0.000", "2.000", "5.000", "60.000", "0.140", "8", "0"},
+	}
+	rows := statsRowRE.FindAllStringSubmatch(out, -1)
+	if len(rows) != len(want) {
+		t.Fatalf("want %d epoch rows, got %d:\n%s", len(want), len(rows), out)
 	}
 	for i, r := range rows {
-		wantMatch := []string{"4ms", "3ms", "2ms"}[i]
-		wantReplay := []string{"off", "hit", "hit"}[i]
-		if r[1] != string(rune('0'+i)) || r[2] != wantMatch || r[3] != wantReplay {
-			t.Errorf("row %d = %q, want epoch %d match %s replay %s", i, r[0], i, wantMatch, wantReplay)
+		if !reflect.DeepEqual(r[1:], want[i]) {
+			t.Errorf("row %d = %q, want %q", i, r[1:], want[i])
 		}
 	}
-	if !strings.Contains(out, "3 epoch(s), 25 MB moved, 0.140 GB/s") {
-		t.Errorf("no total line:\n%s", out)
+	for _, line := range []string{
+		"files in /run/out\n",
+		"3 epoch(s), 25 MB moved, 0.140 GB/s over the summed slowest transfer times\n",
+		"replay: 2 hit epoch(s), MATCH at most 0.000 ms; 1 miss epoch(s), MATCH at least 4.000 ms\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("no line %q:\n%s", line, out)
+		}
 	}
 	for _, name := range []string{"throughput.png", "times.png"} {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -82,6 +103,67 @@ func TestStatsCommand(t *testing.T) {
 		}
 		if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
 			t.Errorf("%s is %v", name, b)
+		}
+	}
+}
+
+// TestStatsPlotsAgreeWithTable checks that every plotted point is a row of
+// the table: x is the row's #, y the number the row prints, and the x axis
+// labels each row with its # and replay outcome.
+func TestStatsPlotsAgreeWithTable(t *testing.T) {
+	recs, err := stats.ReadFile(writeStatsFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, rows := statsRows(stats.Summarize(recs))
+	var buf strings.Builder
+	writeStatsTable(&buf, dir, rows)
+	table := statsRowRE.FindAllStringSubmatch(buf.String(), -1)
+	series := statsSeries(rows)
+	ticks := statsTicks(rows)
+	if len(table) != 3 || len(ticks) != 3 {
+		t.Fatalf("%d table rows, %d ticks; want 3:\n%s", len(table), len(ticks), buf.String())
+	}
+	columns := map[string]int{"match": 9, "sched": 10, "wait": 11, "transfer": 12, "throughput": 13}
+	for name, col := range columns {
+		pts := series[name]
+		if len(pts) != len(table) {
+			t.Fatalf("%s: %d points for %d rows", name, len(pts), len(table))
+		}
+		for i, row := range table {
+			y, err := strconv.ParseFloat(row[col], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := strconv.Atoi(row[1]); pts[i].X != float64(n) || math.Abs(pts[i].Y-y) > 0.0005 {
+				t.Errorf("%s point %d = (%g, %g), table row # %s shows %s", name, i, pts[i].X, pts[i].Y, row[1], row[col])
+			}
+		}
+	}
+	for i, row := range table {
+		if want := row[1] + "\n" + row[5]; ticks[i].Label != want || ticks[i].Value != float64(i) {
+			t.Errorf("tick %d = %v %q, want %d %q", i, ticks[i].Value, ticks[i].Label, i, want)
+		}
+	}
+}
+
+func TestCommonDir(t *testing.T) {
+	tests := []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"/tmp/run/out/a.nc"}, "/tmp/run/out"},
+		{[]string{"/tmp/run/out/a.nc", "/tmp/run/out/b.nc"}, "/tmp/run/out"},
+		{[]string{"/tmp/run/out/a.nc", "/tmp/run/in/b.nc"}, "/tmp/run"},
+		{[]string{"/tmp/run/a.nc", "/tmp/running/b.nc"}, "/tmp"},
+		{[]string{"/a/x.nc", "/b/y.nc"}, "/"},
+		{[]string{"out/a.nc", "out/b.nc"}, "out"},
+		{[]string{"a.nc", "out/b.nc"}, ""},
+		{[]string{"a/x.nc", "b/y.nc"}, ""},
+	}
+	for _, tt := range tests {
+		if got := commonDir(tt.files); got != tt.want {
+			t.Errorf("commonDir(%q) = %q, want %q", tt.files, got, tt.want)
 		}
 	}
 }

@@ -9,9 +9,10 @@
 // The times of a record keep apart what a newcomer would otherwise read as one
 // number:
 //
-//   - match_ns: the matcher's work on this rank (box algebra and scheduling).
-//     Only matcher ranks (writers) have it, and an epoch that replay served
-//     has none, because matching was skipped.
+//   - match_ns: the matcher's work on this rank (box algebra and scheduling):
+//     the time of the matcher steps that matched a reader round. Only matcher
+//     ranks (writers) have it, and an epoch that replay served has exactly
+//     none, because no round was matched.
 //   - sched_ns: a reader's wait for its schedules that is not the wait for
 //     the writers: the round trip to the matchers and their turn-around.
 //   - wait_ns: a reader's wait for the writers to reach the end of the epoch.

@@ -6,9 +6,9 @@
 //
 // Per step rank 0 prints
 //
-//	step 0020: mean=... std=... min=... max=... verification OK (3.1 MB in 4.2 ms, 740 MB/s)
+//	step 0020: mean=... std=... min=... max=... verification OK (3.1 MB in 4.2 ms, 0.740 GB/s)
 //
-// and at the end "verification OK: N steps, X MB moved, Y MB/s", or
+// and at the end "verification OK: N steps, X MB moved, Y GB/s", or
 // "verification FAILED: ..." with exit status 1.
 package main
 
@@ -105,17 +105,17 @@ func analyseAll(comm mpi.Comm, o options, steps []int) (bool, error) {
 			verdict = "verification FAILED: " + strings.Join(bad, "; ")
 		}
 		if rank == 0 {
-			fmt.Printf("step %04d: mean=%.6g std=%.6g min=%.6g max=%.6g %s (%.1f MB in %.1f ms, %.0f MB/s)\n",
+			fmt.Printf("step %04d: mean=%.6g std=%.6g min=%.6g max=%.6g %s (%.1f MB in %.1f ms, %.3f GB/s)\n",
 				step, fs.mean, fs.std, fs.check.Min, fs.check.Max, verdict,
-				io[0]/1e6, io[1]*1e3, io[0]/1e6/io[1])
+				io[0]/1e6, io[1]*1e3, io[0]/1e9/io[1])
 		}
 	}
 	if rank == 0 {
-		rate := bytes / 1e6 / busy.Seconds()
+		rate := bytes / 1e9 / busy.Seconds() // SI GB/s, as everywhere in couplet
 		if failed > 0 {
-			fmt.Printf("verification FAILED: %d of %d steps, %.1f MB moved, %.0f MB/s\n", failed, len(steps), bytes/1e6, rate)
+			fmt.Printf("verification FAILED: %d of %d steps, %.1f MB moved, %.3f GB/s\n", failed, len(steps), bytes/1e6, rate)
 		} else {
-			fmt.Printf("verification OK: %d steps, %.1f MB moved, %.0f MB/s\n", len(steps), bytes/1e6, rate)
+			fmt.Printf("verification OK: %d steps, %.1f MB moved, %.3f GB/s\n", len(steps), bytes/1e6, rate)
 		}
 	}
 	return failed == 0, nil

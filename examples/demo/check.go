@@ -28,7 +28,8 @@ func wantBytes(j job) int64 {
 }
 
 // checkTransfer checks a transfer-mode run: no step file reached the disk,
-// and the dtf statistics account for every step file's bytes.
+// the dtf statistics account for every step file's bytes, and replay served
+// every step file but the first (see checkReplay).
 func checkTransfer(j job, statsPath string) ([]string, error) {
 	files := stepFiles(j)
 	if len(files) == 0 {
@@ -50,9 +51,6 @@ func checkTransfer(j job, statsPath string) ([]string, error) {
 	got := map[string]int64{}
 	for _, s := range sums {
 		got[s.File] += s.Bytes
-		report = append(report, fmt.Sprintf("dtf stats %s epoch %d: %.1f MB to %d readers, %d requests, %d messages, match %.1f ms, transfer %.1f ms",
-			filepath.Base(s.File), s.Epoch, float64(s.Bytes)/1e6, s.Readers, s.Requests, s.Msgs,
-			s.Match.Seconds()*1e3, s.Transfer.Seconds()*1e3))
 		if s.Errors > 0 {
 			return report, fmt.Errorf("dtf stats: %d errors in %s epoch %d", s.Errors, s.File, s.Epoch)
 		}
@@ -62,7 +60,42 @@ func checkTransfer(j job, statsPath string) ([]string, error) {
 			return report, fmt.Errorf("dtf stats: %s delivered %d bytes to the readers, want %d", f, got[f], wantBytes(j))
 		}
 	}
-	return report, nil
+	report = append(report, fmt.Sprintf("dtf stats: every step file delivered its %.1f MB to the readers", float64(wantBytes(j))/1e6))
+	line, err := checkReplay(files, sums)
+	return append(report, line), err
+}
+
+// checkReplay checks what replay did, by the statistics: every step file
+// repeats the first one's I/O pattern, so the first epoch misses replay and
+// is matched (its matchers spent time matching), and every later one is
+// served by the record with no matching at all.
+func checkReplay(files []string, sums []stats.Summary) (string, error) {
+	byFile := map[string][]stats.Summary{}
+	for _, s := range sums {
+		byFile[s.File] = append(byFile[s.File], s)
+	}
+	var first stats.Summary
+	for i, f := range files {
+		eps := byFile[f]
+		if len(eps) != 1 {
+			return "", fmt.Errorf("dtf stats: %s has %d epochs, want 1", f, len(eps))
+		}
+		s, want := eps[0], stats.Hit
+		if i == 0 {
+			first, want = s, stats.Miss
+		}
+		if s.Replay() != string(want) {
+			return "", fmt.Errorf("dtf stats: %s: replay %s (%d hit, %d miss of %d ranks), want %s", filepath.Base(f), s.Replay(), s.Hits, s.Misses, s.Writers+s.Readers, want)
+		}
+		if i == 0 && s.Match <= 0 {
+			return "", fmt.Errorf("dtf stats: %s missed replay but records no matching time", filepath.Base(f))
+		}
+		if i > 0 && s.Match != 0 {
+			return "", fmt.Errorf("dtf stats: %s hit replay but records %v of matching", filepath.Base(f), s.Match)
+		}
+	}
+	return fmt.Sprintf("replay: %s was matched (miss, %.3f ms matching); the %d later step files replayed its schedule (hit, no matching)",
+		filepath.Base(files[0]), float64(first.Match)/1e6, len(files)-1), nil
 }
 
 // readStats reads and summarises a run's statistics file.

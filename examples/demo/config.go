@@ -19,6 +19,8 @@ func configText(mode config.FileMode, statsPath string) string {
 #   mpirun -np 4 heat -config couple.ini : -np 3 analyze -config couple.ini
 # mode = transfer moves the arrays by MPI messages and writes no file;
 # mode = file writes real netCDF files, each read after the writer closed it.
+# Every step file has the same I/O pattern: replay_io = 1 matches the first
+# and replays that schedule for the others.
 [INFO]
 ncomp = 2
 comp_name = heat
@@ -34,6 +36,7 @@ filename = %s
 comp1 = heat
 comp2 = analyze
 mode = %s
+replay_io = 1
 `, heatfile.Pattern, mode)
 	return b.String()
 }

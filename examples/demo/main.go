@@ -9,6 +9,10 @@
 // against the writer's checksum. With -mode transfer (default) the arrays
 // move by MPI messages and no file is written; with -mode file the same
 // programs write real netCDF files, which the demo checks with ncvalidator.
+//
+// In transfer mode every step file repeats the first one's I/O pattern, so
+// replay serves all but the first without matching; the demo checks that in
+// the dtf statistics it keeps (-stats), which `couplet stats` then tabulates.
 // The exit status is non-zero when anything fails.
 package main
 
@@ -33,15 +37,16 @@ func main() {
 	flag.IntVar(&j.every, "every", 20, "write a step file every this many steps")
 	flag.BoolVar(&j.explicit, "explicit", false, "explicit epochs: nonblocking gets and dtf.Transfer")
 	out := flag.String("out", "", "directory for the step files (default: a new temporary directory)")
+	stats := flag.String("stats", "", "transfer mode: keep the dtf statistics in this file (default: a new temporary file)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "end the run if it takes longer")
 	flag.Parse()
-	if err := run(config.FileMode(*mode), j, *out, *timeout); err != nil {
+	if err := run(config.FileMode(*mode), j, *out, *stats, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)
 	}
 }
 
-func run(mode config.FileMode, j job, out string, timeout time.Duration) error {
+func run(mode config.FileMode, j job, out, stats string, timeout time.Duration) error {
 	if mode != config.ModeTransfer && mode != config.ModeFile {
 		return fmt.Errorf("unknown -mode %q (transfer | file)", mode)
 	}
@@ -67,9 +72,10 @@ func run(mode config.FileMode, j job, out string, timeout time.Duration) error {
 	if j.heat, j.analyze, err = build(tmp); err != nil {
 		return err
 	}
-	stats := filepath.Join(tmp, "stats.jsonl")
 	if mode == config.ModeFile {
 		stats = "" // no transfer epochs to report
+	} else if stats, err = keptStats(stats); err != nil {
+		return err
 	}
 	j.config = filepath.Join(tmp, "couple.ini")
 	if err := writeConfig(j.config, mode, stats); err != nil {
@@ -96,9 +102,31 @@ func run(mode config.FileMode, j job, out string, timeout time.Duration) error {
 	}
 	if mode == config.ModeFile {
 		fmt.Printf("demo: the step files are in %s\n", j.out)
+	} else {
+		fmt.Printf("demo: statistics kept in %s (couplet stats FILE -o DIR tabulates and plots them)\n", stats)
 	}
 	fmt.Printf("demo: OK (mode=%s)\n", mode)
 	return nil
+}
+
+// keptStats prepares the statistics file the demo keeps: path emptied (dtf
+// appends to it), or a new temporary file if path is empty.
+func keptStats(path string) (string, error) {
+	if path == "" {
+		f, err := os.CreateTemp("", "couplet-demo-stats-*.jsonl")
+		if err != nil {
+			return "", err
+		}
+		f.Close()
+		return filepath.Abs(f.Name())
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		return "", err
+	}
+	return filepath.Abs(path)
 }
 
 // errNoSteps says a run produced nothing to check.
