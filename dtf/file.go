@@ -40,7 +40,8 @@ type File struct {
 	world   []int    // world rank of each group rank
 	peers   []int    // writer group's world ranks (readers learn them from the header)
 	fileID  int
-	hdr     *nc.Header
+	hdr     *nc.Header // the header pnetcdf handed over at EndDef, or the one received
+	defs    int        // version of hdr: how many times the writer ended define mode
 	part    *matcher.Partition
 	epoch   int
 	closed  bool
@@ -120,6 +121,7 @@ func Open(comm mpi.Comm, path string, mode int) (*File, *nc.Header, error) {
 				return nc.Errorf(nc.ENOENT, "coupled file %s has no earlier session to reopen for writing", path)
 			}
 			f.hdr = h.hdr.Clone()
+			f.defs = 1
 			return f.publishHeader()
 		}
 		return f.awaitHeader()
@@ -238,7 +240,7 @@ func (f *File) publishHeader() error {
 		return err
 	}
 	for _, w := range f.e.compRanks[f.peerComp()] {
-		m := &envelope{Kind: kHeader, Path: f.path, Session: f.session, FileID: f.fileID, Header: b, Ranks: f.world}
+		m := &envelope{Kind: kHeader, Path: f.path, Session: f.session, Round: f.defs, FileID: f.fileID, Header: b, Ranks: f.world}
 		if err := f.e.send(w, m); err != nil {
 			return err
 		}
@@ -246,14 +248,15 @@ func (f *File) publishHeader() error {
 	return nil
 }
 
-// awaitHeader blocks until the writer's header for this session arrives.
+// awaitHeader blocks until the writer's header for this session arrives,
+// and takes the newest version that has arrived.
 func (f *File) awaitHeader() error {
 	e := f.e
 	var got *envelope
 	err := e.waitFor(func() string {
 		return fmt.Sprintf("the header of %s (session %d) from component %q", f.path, f.session, e.cfg.CompNames[f.peerComp()])
 	}, func() (bool, error) {
-		got = f.take(kHeader, nil)
+		got = f.newestHeader()
 		return got != nil, nil
 	})
 	if err != nil {
@@ -267,7 +270,7 @@ func (f *File) applyHeader(m *envelope) error {
 	if err != nil {
 		return err
 	}
-	f.hdr, f.fileID = h, m.FileID
+	f.hdr, f.fileID, f.defs = h, m.FileID, m.Round
 	f.peers = m.Ranks
 	return f.setPartition()
 }
@@ -364,7 +367,7 @@ func (f *File) retireSends(budget time.Duration) error {
 	return nil
 }
 
-// ---- define mode (writer) ----
+// ---- define mode ----
 
 func (f *File) writerOnly() error {
 	if f.role != roleWriter {
@@ -373,120 +376,69 @@ func (f *File) writerOnly() error {
 	return nil
 }
 
-// DefDim defines a dimension.
-func (f *File) DefDim(name string, length int64) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	f.hdr.Dims = append(f.hdr.Dims, nc.Dim{Name: name, Len: length})
-	return nil
-}
-
-// DefVar defines a variable.
-func (f *File) DefVar(name string, t nc.Type, dimids []int) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	f.hdr.Vars = append(f.hdr.Vars, nc.Var{Name: name, Type: t, Dims: append([]int(nil), dimids...)})
-	return nil
-}
-
-// PutAtt sets an attribute, replacing one of the same name.
-func (f *File) PutAtt(varid int, a nc.Att) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	atts := f.hdr.AttList(varid)
-	for i := range *atts {
-		if (*atts)[i].Name == a.Name {
-			(*atts)[i] = a
-			return nil
-		}
-	}
-	*atts = append(*atts, a)
-	return nil
-}
-
-// DelAtt deletes an attribute.
-func (f *File) DelAtt(varid int, name string) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	atts := f.hdr.AttList(varid)
-	for i := range *atts {
-		if (*atts)[i].Name == name {
-			*atts = append((*atts)[:i], (*atts)[i+1:]...)
-			return nil
-		}
-	}
-	return nc.ENOTATT
-}
-
-// RenameAtt renames an attribute.
-func (f *File) RenameAtt(varid int, from, to string) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	atts := *f.hdr.AttList(varid)
-	for i := range atts {
-		if atts[i].Name == from {
-			atts[i].Name = to
-			return nil
-		}
-	}
-	return nc.ENOTATT
-}
-
-// RenameDim renames a dimension.
-func (f *File) RenameDim(dimid int, name string) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	f.hdr.Dims[dimid].Name = name
-	return nil
-}
-
-// RenameVar renames a variable.
-func (f *File) RenameVar(varid int, name string) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	f.hdr.Vars[varid].Name = name
-	return nil
-}
-
-// DefVarFill sets a variable's fill mode and value.
-func (f *File) DefVarFill(varid int, noFill bool, fill []byte) error {
-	if err := f.writerOnly(); err != nil {
-		return err
-	}
-	f.hdr.Vars[varid].NoFill = noFill
-	if fill != nil {
-		return f.PutAtt(varid, nc.Att{Name: "_FillValue", Type: f.hdr.Vars[varid].Type, Data: append([]byte(nil), fill...)})
-	}
-	return nil
-}
-
-// SetFill sets the file's default fill mode; coupled data has no unwritten
-// file space, so it only affects what the unwritten=fill policy returns.
-func (f *File) SetFill(mode int) error { return nil }
-
-// EndDef leaves define mode and ships the header to the readers.
-func (f *File) EndDef() error {
+// EndDef takes the header that pnetcdf validated and owns, and ships it to
+// the readers. After a Redef it ships the redefined header as the session's
+// next version; ids of dimensions and variables never change across versions.
+func (f *File) EndDef(h *nc.Header) error {
 	if err := f.writerOnly(); err != nil {
 		return err
 	}
 	f.e.mu.Lock()
 	defer f.e.mu.Unlock()
+	h.NumRecs = max(h.NumRecs, f.hdr.NumRecs)
+	f.hdr = h
+	f.defs++
 	return f.publishHeader()
 }
 
-// Redef re-enters define mode.
-func (f *File) Redef() error {
-	if err := f.writerOnly(); err != nil {
-		return err
+// Redef re-enters define mode; the header stays pnetcdf's until EndDef.
+func (f *File) Redef() error { return f.writerOnly() }
+
+// Header returns the writer's newest header when a later EndDef than the one
+// this reader holds has reached it, and nil otherwise. The writer's root
+// sends each version before its next epoch ends, and every read round hears
+// from that rank (matcher 0), so after a get or wait a reader holds every
+// version the writer ended define mode with before that epoch's end.
+func (f *File) Header() (*nc.Header, error) {
+	if f.role != roleReader {
+		return nil, nil
 	}
-	return nil
+	defer f.e.mu.Unlock()
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
+	m := f.newestHeader()
+	if m == nil {
+		return nil, nil
+	}
+	recs := f.hdr.NumRecs
+	if err := f.applyHeader(m); err != nil {
+		return nil, err
+	}
+	f.hdr.NumRecs = max(f.hdr.NumRecs, recs)
+	return f.hdr.Clone(), nil
+}
+
+// newestHeader removes the parked headers of this session newer than the one
+// held, and returns the newest of them (nil if none).
+func (f *File) newestHeader() *envelope {
+	var newest *envelope
+	for {
+		m := f.take(kHeader, func(m *envelope) bool { return m.Round > f.defs })
+		if m == nil {
+			return newest
+		}
+		if newest == nil || m.Round > newest.Round {
+			newest = m
+		}
+	}
+}
+
+// fills reports whether unwritten elements of variable varid read as its fill
+// value, as in a PnetCDF file: a fixed-size variable in fill mode is filled
+// at enddef; record variables are never filled by themselves.
+func (f *File) fills(varid int) bool {
+	return !f.hdr.Vars[varid].NoFill && !f.hdr.IsRecordVar(varid)
 }
 
 // BeginIndep is a no-op: coupled requests are independent by nature.

@@ -517,7 +517,8 @@ func cancelAll(recvs []transport.Pending) {
 }
 
 // handleMissing reports never-written parts of reads as an error naming the
-// variable and box, or fills them when the config says unwritten=fill.
+// variable and box, or fills them when the variable is in fill mode (as
+// PnetCDF fills it) or the config says unwritten=fill.
 func (f *File) handleMissing(missing []matcher.Uncovered) error {
 	var errs []error
 	for _, u := range missing {
@@ -527,7 +528,7 @@ func (f *File) handleMissing(missing []matcher.Uncovered) error {
 		}
 		name := f.hdr.Vars[u.Var].Name
 		for _, b := range u.Missing {
-			if f.e.cfg.Unwritten == config.UnwrittenFill {
+			if f.fills(u.Var) || f.e.cfg.Unwritten == config.UnwrittenFill {
 				fillBox(p, b, f.fillValue(u.Var))
 				continue
 			}

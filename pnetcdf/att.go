@@ -102,7 +102,7 @@ func (f *File) putAtt(varid int, name string, xtype nc.Type, raw []byte, bt nc.T
 	if cerr != nil && cerr != nc.ERANGE {
 		return cerr
 	}
-	if err := f.b.PutAtt(varid, a); err != nil {
+	if err := f.forward(func(d Definer) error { return d.PutAtt(varid, a) }); err != nil {
 		return err
 	}
 	setAtt(atts, a)
@@ -181,7 +181,7 @@ func (f *File) DelAtt(varid int, name string) error {
 	if _, err := f.lookupAtt(varid, name); err != nil {
 		return err
 	}
-	if err := f.b.DelAtt(varid, name); err != nil {
+	if err := f.forward(func(d Definer) error { return d.DelAtt(varid, name) }); err != nil {
 		return err
 	}
 	atts, _ := f.attList(varid)
@@ -217,7 +217,7 @@ func (f *File) RenameAtt(varid int, from, to string) error {
 	if !f.define && len(to) > len(from) {
 		return nc.ENOTINDEFINE
 	}
-	if err := f.b.RenameAtt(varid, from, to); err != nil {
+	if err := f.forward(func(d Definer) error { return d.RenameAtt(varid, from, to) }); err != nil {
 		return err
 	}
 	a.Name = to

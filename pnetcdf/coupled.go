@@ -27,7 +27,7 @@ func openCoupled(comm mpi.Comm, path string, mode int, create bool) (b Backend, 
 		if err != nil {
 			return nil, nil, true, err
 		}
-		return &fileMode{Backend: b, s: s}, h, true, nil
+		return &fileMode{Backend: b, Definer: b.(Definer), s: s}, h, true, nil
 	}
 	if create {
 		f, err := dtf.Create(comm, path, mode)
@@ -47,7 +47,8 @@ func openCoupled(comm mpi.Comm, path string, mode int, create bool) (b Backend, 
 // tells the readers the file is complete.
 type fileMode struct {
 	Backend
-	s *dtf.FileSession
+	Definer // the disk backend's, which keeps the file's header call by call
+	s       *dtf.FileSession
 }
 
 // Close closes the file on disk, then ends the dtf session.

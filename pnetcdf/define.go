@@ -83,7 +83,7 @@ func (f *File) DefDim(name string, length int64) (int, error) {
 	if _, ok := f.h.DimID(name); ok {
 		return -1, nc.ENAMEINUSE
 	}
-	if err := f.b.DefDim(name, length); err != nil {
+	if err := f.forward(func(d Definer) error { return d.DefDim(name, length) }); err != nil {
 		return -1, err
 	}
 	f.h.Dims = append(f.h.Dims, nc.Dim{Name: name, Len: length})
@@ -116,7 +116,7 @@ func (f *File) DefVar(name string, t nc.Type, dimids []int) (int, error) {
 	if _, ok := f.h.VarID(name); ok {
 		return -1, nc.ENAMEINUSE
 	}
-	if err := f.b.DefVar(name, t, dimids); err != nil {
+	if err := f.forward(func(d Definer) error { return d.DefVar(name, t, dimids) }); err != nil {
 		return -1, err
 	}
 	f.h.Vars = append(f.h.Vars, nc.Var{Name: name, Type: t, Dims: append([]int(nil), dimids...),
@@ -144,7 +144,7 @@ func (f *File) RenameDim(dimid int, name string) error {
 	if !f.define && len(name) > len(f.h.Dims[dimid].Name) {
 		return nc.ENOTINDEFINE
 	}
-	if err := f.b.RenameDim(dimid, name); err != nil {
+	if err := f.forward(func(d Definer) error { return d.RenameDim(dimid, name) }); err != nil {
 		return err
 	}
 	f.h.Dims[dimid].Name = name
@@ -171,10 +171,24 @@ func (f *File) RenameVar(varid int, name string) error {
 	if !f.define && len(name) > len(f.h.Vars[varid].Name) {
 		return nc.ENOTINDEFINE
 	}
-	if err := f.b.RenameVar(varid, name); err != nil {
+	if err := f.forward(func(d Definer) error { return d.RenameVar(varid, name) }); err != nil {
 		return err
 	}
 	f.h.Vars[varid].Name = name
+	return nil
+}
+
+// forward hands a validated header edit to a Definer backend, which keeps a
+// header of its own. Any other backend takes the whole header at EndDef, so
+// in define mode there is nothing to forward; in data mode its readers hold
+// the header of the last EndDef already, so the edit needs define mode.
+func (f *File) forward(edit func(Definer) error) error {
+	if f.def != nil {
+		return edit(f.def)
+	}
+	if !f.define {
+		return nc.ENOTINDEFINE
+	}
 	return nil
 }
 
@@ -196,7 +210,7 @@ func (f *File) SetFill(mode int) (old int, err error) {
 	if mode != nc.FILL && mode != nc.NOFILL {
 		return 0, nc.EINVAL
 	}
-	if err := f.b.SetFill(mode); err != nil {
+	if err := f.forward(func(d Definer) error { return d.SetFill(mode) }); err != nil {
 		return 0, err
 	}
 	old, f.fillMode = f.fillMode, mode
@@ -227,7 +241,7 @@ func DefVarFill[T nc.Elem](f *File, varid int, noFill bool, fill []T) error {
 		}
 		raw = append([]byte(nil), nc.Bytes(fill)...)
 	}
-	if err := f.b.DefVarFill(varid, noFill, raw); err != nil {
+	if err := f.forward(func(d Definer) error { return d.DefVarFill(varid, noFill, raw) }); err != nil {
 		return err
 	}
 	v := &f.h.Vars[varid]

@@ -25,7 +25,10 @@ type diskReq struct {
 	pin runtime.Pinner
 }
 
-var _ Backend = (*disk)(nil)
+var (
+	_ Backend = (*disk)(nil)
+	_ Definer = (*disk)(nil)
+)
 
 func createDisk(comm mpi.Comm, path string, mode int) (*disk, error) {
 	id, err := cpnc.Create(comm.Ptr(), path, mode)
@@ -144,11 +147,13 @@ func (d *disk) DefVarFill(varid int, noFill bool, fill []byte) error {
 	return cpnc.DefVarFill(d.ncid, varid, noFill, fill)
 }
 func (d *disk) SetFill(mode int) error { _, err := cpnc.SetFill(d.ncid, mode); return err }
-func (d *disk) EndDef() error          { return cpnc.Enddef(d.ncid) }
-func (d *disk) Redef() error           { return cpnc.Redef(d.ncid) }
-func (d *disk) BeginIndep() error      { return cpnc.BeginIndep(d.ncid) }
-func (d *disk) EndIndep() error        { return cpnc.EndIndep(d.ncid) }
-func (d *disk) Sync() error            { return cpnc.Sync(d.ncid) }
+
+// EndDef ignores h: libpnetcdf took the define-mode calls one by one.
+func (d *disk) EndDef(h *nc.Header) error { return cpnc.Enddef(d.ncid) }
+func (d *disk) Redef() error              { return cpnc.Redef(d.ncid) }
+func (d *disk) BeginIndep() error         { return cpnc.BeginIndep(d.ncid) }
+func (d *disk) EndIndep() error           { return cpnc.EndIndep(d.ncid) }
+func (d *disk) Sync() error               { return cpnc.Sync(d.ncid) }
 
 // zero is what a zero-length request points at: libpnetcdf wants a non-NULL buffer.
 var zero [8]byte

@@ -11,4 +11,11 @@
 // memory type, and libpnetcdf converts to the variable's type as C does.
 // The disk backend writes real netCDF files (CDF-1, CDF-2, CDF-5) through
 // libpnetcdf; dispatch.go picks the backend for each file.
+//
+// The File owns the header. Define-mode calls edit it here; a backend gets
+// the validated header whole at each EndDef (after a Redef, the redefined
+// one). Only a Definer backend, whose storage keeps a header of its own (disk:
+// libpnetcdf's), also gets each edit as it is made. A coupled file's readers
+// receive the writer's header from it: at open the newest one that reached
+// them, and a later redefinition after their next get or wait (Follower).
 package pnetcdf

@@ -6,14 +6,16 @@ import (
 )
 
 // File is an open netCDF file: the front end that validates each call in
-// PnetCDF's check order, keeps a mirror of the header, and hands normalised
-// requests to the file's Backend.
+// PnetCDF's check order, owns the header (the backend gets it at EndDef), and
+// hands normalised requests to the file's Backend.
 type File struct {
 	b        Backend
+	def      Definer  // b, when it takes define-mode calls one by one
+	follow   Follower // b, when another program owns the header (a coupled reader)
 	comm     mpi.Comm
 	nprocs   int
 	path     string
-	h        *nc.Header // mirror of the file's header
+	h        *nc.Header // the file's header: edited here, handed to b at EndDef
 	closed   bool
 	define   bool // in define mode
 	indep    bool // in independent data mode
@@ -58,15 +60,22 @@ func Open(comm mpi.Comm, path string, mode int) (*File, error) {
 }
 
 func newFile(b Backend, comm mpi.Comm, path string, h *nc.Header) *File {
-	return &File{b: b, comm: comm, nprocs: comm.Size(), path: path, h: h,
+	return newFileOf(b, comm, comm.Size(), path, h)
+}
+
+// newFileOf is newFile with the group size given.
+func newFileOf(b Backend, comm mpi.Comm, nprocs int, path string, h *nc.Header) *File {
+	f := &File{b: b, comm: comm, nprocs: nprocs, path: path, h: h,
 		fillMode: nc.NOFILL, pending: map[int]pending{}}
+	f.def, _ = b.(Definer)
+	f.follow, _ = b.(Follower)
+	return f
 }
 
 // Path returns the path the file was created or opened with.
 func (f *File) Path() string { return f.path }
 
-// Header returns a copy of the file's header as the front end mirrors it,
-// with the current record count.
+// Header returns a copy of the file's header, with the current record count.
 func (f *File) Header() (*nc.Header, error) {
 	if f.closed {
 		return nil, nc.EBADID
@@ -104,7 +113,8 @@ func (f *File) Redef() error {
 	return nil
 }
 
-// EndDef leaves define mode and writes the header (collective).
+// EndDef leaves define mode and hands the header to the backend, which
+// writes it to the file or ships it to the readers (collective).
 func (f *File) EndDef() error {
 	if err := f.ok(); err != nil {
 		return err
@@ -112,7 +122,7 @@ func (f *File) EndDef() error {
 	if !f.define {
 		return nc.ENOTINDEFINE
 	}
-	if err := f.b.EndDef(); err != nil {
+	if err := f.b.EndDef(f.h.Clone()); err != nil {
 		return err
 	}
 	f.define = false
@@ -173,8 +183,19 @@ func (f *File) Close() error {
 	return f.b.Close()
 }
 
-// refreshRecs updates the mirrored record count from the backend.
+// refreshRecs takes a newer header from a Follower backend and updates the
+// record count from the backend.
 func (f *File) refreshRecs() error {
+	if f.follow != nil && !f.define {
+		h, err := f.follow.Header()
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			h.NumRecs = max(h.NumRecs, f.h.NumRecs)
+			f.h = h
+		}
+	}
 	if f.define || f.h.UnlimDim() < 0 {
 		return nil
 	}

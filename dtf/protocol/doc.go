@@ -15,7 +15,7 @@
 // message: it moves as blocks on data tags, as the schedules name them.
 //
 //	kind          from -> to                      when, and what it carries
-//	HEADER        writer root -> reader root      at enddef: the header and the writer group's ranks
+//	HEADER        writer root -> peer component   at each enddef: the header (Round: its version) and the writer group's ranks
 //	WRITE_REQS    writer -> matcher               at the writer's epoch end: its writes in the matcher's region
 //	READ_REQS     reader -> matcher               each read round: its reads (Final: last round of the epoch, Closing: the file is closed)
 //	SCHEDULE      matcher -> writer               the boxes to send, to which reader, on which transfer id

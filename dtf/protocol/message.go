@@ -12,7 +12,7 @@ import (
 type Kind uint8
 
 const (
-	Header       Kind = iota + 1 // writer root -> reader root: the header at enddef
+	Header       Kind = iota + 1 // writer root -> peer component: the header at each enddef, Round its version
 	WriteReqs                    // writer -> matcher: its writes in the matcher's region, at epoch end
 	ReadReqs                     // reader -> matcher: a round of reads (Final/Closing flags)
 	Schedule                     // matcher -> writer: boxes to send
