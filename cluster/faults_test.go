@@ -183,6 +183,8 @@ func partialIn(dir string) bool {
 func (e *env) linkDownUp(t *testing.T) {
 	rel := "link/field.bin"
 	data := e.produce(t, 0, rel, 4<<20)
+	lost := func(i int) int { return strings.Count(e.agents[i].Output(), "lost the liveness lease") }
+	lostBefore := []int{lost(0), lost(1)}
 	if err := e.c.Nodes[2].LinkDown(); err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +212,20 @@ func (e *env) linkDownUp(t *testing.T) {
 	if err := e.etcd.WaitHealthy(90*time.Second, 2); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("link up: node3's etcd member healthy after %v", time.Since(start).Round(time.Millisecond))
 	out, err = e.dyad(2, 2*time.Minute, "rpc", "consume", rel)
 	if err != nil {
-		t.Fatalf("consume after the link came back: %v\n%s", err, out)
+		t.Fatalf("consume after the link came back (%v after it): %v\n%s\nnode1 agent:\n%s\nnode3 agent:\n%s",
+			time.Since(start).Round(time.Millisecond), err, out, tail(e.agents[0].Output(), 30), tail(e.agents[2].Output(), 30))
 	}
 	t.Logf("link up: staged after %v", time.Since(start).Round(time.Millisecond))
+	// Nodes 1 and 2 kept quorum: their agents' leases must not have lapsed because
+	// node 3's member, which their clients also use, was cut off.
+	for i, before := range lostBefore {
+		if n := lost(i) - before; n != 0 {
+			t.Errorf("%s's agent lost its liveness lease %d times while only node3's link was down:\n%s", e.c.Nodes[i].Name, n, tail(e.agents[i].Output(), 20))
+		}
+	}
 	e.wantStaged(t, 2, 0, rel, data)
 }
 
