@@ -17,22 +17,20 @@ import (
 // session. Each is the largest over the ranks of the role named.
 //
 // What the statistics can separate, per rank:
-//   - a reader's match_ns runs from the start of its read round (its
-//     wait_all) until its schedule is confirmed: signature, replay lookup,
-//     requests to the matchers, then either every writer's replay verdict
-//     (all replay: the matchers stay silent) or every matcher's answer
-//     (matching, or the record), less the time spent posting receives (data
-//     movement, in transfer_ns). It also holds any wait for writers that
-//     have not reached their own wait_all yet: the schedule needs their
-//     requests or verdicts. Replaying writers push their data at their
-//     epoch end, so MPI may copy some of it into the recorded receives
-//     while the reader waits for the last verdict; that copying stays in
-//     match_ns.
-//   - a reader's wait_ns is that last part: per round, from the round's
-//     start until the latest writer reached its epoch end (wall clock,
-//     exact on one node), 0 when the writers were there first. What
-//     remains of match_ns is the protocol: the message hops after both
-//     sides were ready, and the work at either end.
+//   - a reader's wait for its schedules, sched_ns + wait_ns (readMatch
+//     below), runs from the start of its read round (its wait_all) until its
+//     schedule is confirmed: signature, replay lookup, requests to the
+//     matchers, then either every writer's replay verdict (all replay: the
+//     matchers stay silent) or every matcher's answer (matching, or the
+//     record), less the time spent posting receives (data movement, in
+//     transfer_ns). Replaying writers push their data at their epoch end, so
+//     MPI may copy some of it into the recorded receives while the reader
+//     waits for the last verdict; that copying stays in sched_ns.
+//   - a reader's wait_ns is the part of that wait spent on writers that had
+//     not reached their own epoch end: per round, from the round's start
+//     until the latest writer reached it (wall clock, exact on one node), 0
+//     when the writers were there first. sched_ns is the rest: the message
+//     hops after both sides were ready, and the work at either end.
 //   - a reader's transfer_ns is posting the receives (the MPI_Irecv calls
 //     any exchange makes; on replay, before the schedules are confirmed)
 //     and waiting until all of them completed: the only stretch the
@@ -42,7 +40,8 @@ import (
 //   - a writer's transfer_ns is its whole end of epoch: agreement,
 //     requests, serving schedules, sends and waiting for every reader to be
 //     done. Coordination and data are mixed in it, so it is only logged.
-//   - a matcher's match_ns is the CPU time spent in matcher.Match alone.
+//   - a matcher's match_ns is the time of its steps that matched reader
+//     rounds (none when replay served the epoch).
 //
 // The epoch span (earliest start to latest end over every rank of both
 // roles, where a rank's epoch starts at its open or at the end of its
@@ -52,8 +51,8 @@ import (
 // update while sim waits to read it.
 type epochTimes struct {
 	span      time.Duration
-	readMatch time.Duration // readers' match_ns
-	readWait  time.Duration // readers' wait_ns: the part of match_ns spent waiting for the writers
+	readMatch time.Duration // readers' sched_ns + wait_ns: the whole wait for the schedules
+	readWait  time.Duration // readers' wait_ns: the part of it spent waiting for the writers
 	readXfer  time.Duration // readers' transfer_ns
 	writeXfer time.Duration // writers' transfer_ns
 	matcher   time.Duration // matchers' match_ns
@@ -144,8 +143,9 @@ func benchSize(b *testing.B) (nvars, imax, jmax, kmax, cycles int) {
 //	on-coord-%                 coordination with replay on, as a share of
 //	                           sim's cycle time (target < 5%): over the
 //	                           cycle's epochs, the sum of the readers'
-//	                           match_ns less the sum of their wait_ns (each
-//	                           the slowest reader rank's): the time from a
+//	                           sched_ns + wait_ns less the sum of their
+//	                           wait_ns (each the slowest reader rank's),
+//	                           about the readers' sched_ns: the time from a
 //	                           read round's start to having every schedule,
 //	                           without the time the round sat at the matchers
 //	                           waiting for the writers to reach the epoch end
