@@ -3,6 +3,7 @@ package dtf
 import (
 	"fmt"
 	"github.com/couplet-hpc/couplet/dtf/config"
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/dtf/stats"
 	"time"
 
@@ -55,8 +56,7 @@ type File struct {
 	bputSize  int64
 	dataSends []transport.Pending
 	nextReq   int
-	wrec      writerRec    // the record being built or replayed this epoch
-	gone      map[int]bool // world ranks of readers that closed this session (kEpochDone)
+	wr        *protocol.Writer // the writer role, once the header is defined
 
 	// reader
 	round     int
@@ -167,7 +167,7 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	}
 	h := e.history(path)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
-		bySeq: map[int64]*piece{}, gone: map[int]bool{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
+		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}}
 	// Each rank proposes a file slot for the data tags; the group takes
 	// rank 0's, which is every rank's when they open files collectively.

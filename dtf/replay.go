@@ -1,22 +1,17 @@
 package dtf
 
 import (
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/replay"
 )
 
-// schedKey names what one matcher scheduled for one writer in one reader round.
-type schedKey struct{ matcher, reader, round int }
-
-// writerRec is a writer's replay record of an epoch: its sends, per round.
-type writerRec map[schedKey][]tagged
-
 // readerRec is a reader's replay record of a round: each matcher's reply.
 type readerRec map[int]*envelope
 
-// stores are the replay records a process keeps in each of its roles.
+// stores are the replay records a process keeps for its roles.
 type stores struct {
-	wrecs *replay.Store[writerRec]
+	recs  *protocol.Records
 	rrecs *replay.Store[readerRec]
 	// ends holds, per reader epoch, one past its last recorded round: a
 	// reader that ends an epoch earlier may have pushed rounds to drain.
@@ -24,7 +19,13 @@ type stores struct {
 }
 
 func newStores() stores {
-	return stores{replay.NewStore[writerRec](), replay.NewStore[readerRec](), replay.NewStore[int]()}
+	return stores{protocol.NewRecords(), replay.NewStore[readerRec](), replay.NewStore[int]()}
+}
+
+// protoSession describes this session to the protocol's roles.
+func (f *File) protoSession() protocol.Session {
+	return protocol.Session{Path: f.path, Session: f.session, Section: f.fc.Index, Slot: f.session % max(1, f.fc.NumSessions),
+		FileID: f.fileID, Rank: f.me, World: f.world, Peers: f.peers, Part: f.part, Replay: f.fc.ReplayIO}
 }
 
 // replayKey names this file's record for an epoch and round (-1: the writer's).

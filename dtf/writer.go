@@ -2,13 +2,10 @@ package dtf
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
-	"github.com/couplet-hpc/couplet/matcher"
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/nc"
-	"github.com/couplet-hpc/couplet/replay"
 )
 
 // recordWrites turns accesses into write pieces. Data is copied when copyData
@@ -170,7 +167,8 @@ func (f *File) waitPuts(ids []int) []error {
 	return st
 }
 
-// endWriterEpoch ships this rank's writes to the matchers and serves their
+// endWriterEpoch drives the writer role (protocol.Writer) through the end
+// of an epoch: it ships this rank's writes to the matchers and serves their
 // schedules until every matcher reports every reader done with the epoch. A
 // multiple epoch (dtf_transfer_multiple) serves every reader transfer until
 // each reader is done with it (CompleteMultiple or close); it neither records
@@ -178,142 +176,79 @@ func (f *File) waitPuts(ids []int) []error {
 func (f *File) endWriterEpoch(closing, multiple bool) error {
 	e := f.e
 	start := time.Now()
-	key := f.replayKey(-1)
-	var sig uint64
-	outcome := replay.Off
-	f.wrec = nil
-	if f.fc.ReplayIO && !multiple {
-		// Each writer decides alone: the matchers take a hit writer's
-		// writes from their record and serve by the record only when every
-		// writer and the reader hit.
-		sig = f.signature(f.writes)
-		old, have := e.wrecs.Lookup(key, sig)
-		outcome = replay.Decide(true, have)
-		f.wrec = writerRec{}
-		if have {
-			f.wrec = maps.Clone(old)
-		}
+	w := f.writerRole()
+	ps := make([]protocol.Piece, len(f.writes))
+	for i, p := range f.writes {
+		ps[i] = protocol.Piece{Var: p.varid, Type: int(f.hdr.Vars[p.varid].Type), ID: p.id, Box: p.box}
 	}
-	hit := outcome == replay.Hit
-	M := f.part.Matchers()
-	per := make([][]matcher.Write, M)
-	for _, p := range f.writes {
-		if hit {
-			break // the matchers hold these writes from the recorded epoch
-		}
-		for _, pc := range f.part.Split(p.varid, p.box) {
-			per[pc.Matcher] = append(per[pc.Matcher], matcher.Write{Rank: f.me, Var: p.varid, Seq: p.id, Box: pc.Box})
-		}
+	if err := f.doWriter(w.EndEpoch(ps, f.hdr.NumRecs, closing, multiple, start.UnixNano())); err != nil {
+		return err
 	}
-	// A replaying writer pushes nothing to readers it knows closed the
-	// session (see pushRecord), and says which: a matcher may hear of a
-	// reader's close before this writer did, and must not have that reader
-	// drain pushes that never come.
-	var unpushed []int
-	if hit {
-		unpushed = slices.Sorted(maps.Keys(f.gone))
-	}
-	for m := 0; m < M; m++ {
-		msg := &envelope{Kind: kWriteReqs, Path: f.path, Session: f.session, Epoch: f.epoch, FileID: f.fileID,
-			NumRecs: f.hdr.NumRecs, Writes: per[m], Final: closing, Ranks: []int{f.me, len(f.world)},
-			Section: f.fc.Index, Replay: hit, Record: f.fc.ReplayIO && !multiple, Sent: start.UnixNano(), Multiple: multiple, Closed: unpushed}
-		if err := e.send(f.world[m], msg); err != nil {
-			return err
-		}
-		f.st.MsgsSent++
-	}
-	if hit {
-		if err := f.pushRecord(start); err != nil {
-			return err
-		}
-	}
-	done := 0
-	var peerErr error
 	err := e.waitFor(func() string {
-		what := ""
-		if multiple {
-			what = ", a multiple transfer that each reader ends with dtf_complete_multiple or its close"
-		}
-		return fmt.Sprintf("readers of %s (epoch %d%s): %d of %d matchers done, %d sends pending", f.path, f.epoch, what, done, M, len(f.dataSends))
+		return fmt.Sprintf("%s, %d sends pending", w.Waiting(), len(f.dataSends))
 	}, func() (bool, error) {
 		for {
-			m := f.take(kEpochDone, func(m *envelope) bool { return m.Epoch == f.epoch })
+			m := f.e.take(w.Accepts)
 			if m == nil {
 				break
 			}
-			f.st.MsgsRecv++
-			done++
-			for _, r := range m.Closed {
-				f.gone[r] = true
-			}
-			if m.Err != "" && peerErr == nil {
-				peerErr = fmt.Errorf("dtf: %s: %s", f.path, m.Err)
+			if err := f.onWriterMsg(m); err != nil {
+				return false, err
 			}
 		}
 		if err := f.retireSends(driveBudget); err != nil {
 			return false, err
 		}
-		return done == M && len(f.dataSends) == 0, nil
+		return w.MatchersDone() && len(f.dataSends) == 0, nil
 	})
 	f.st.TransferTime = time.Since(start)
-	f.st.Replay = outcomeOf(outcome)
+	f.st.Replay = outcomeOf(w.Outcome())
 	if err != nil {
 		// Sends to readers that are gone may never complete; stop counting
 		// them so later waits do not poll for them.
 		e.inFlight -= len(f.dataSends)
 		f.dataSends = nil
 	}
-	if err == nil {
-		err = peerErr
-	}
-	if err == nil && f.fc.ReplayIO && !multiple {
-		e.wrecs.Put(key, sig, f.wrec)
-	}
+	err = w.Finish(err)
 	f.writes = f.writes[:0]
 	clear(f.bySeq)
 	f.endEpoch(err)
 	return err
 }
 
-// pushRecord sends by this writer's record at once, every recorded round,
-// and tells each reader of the record that it did: a reader that replays too
-// and hears this from every writer needs no word from the matchers. Any
-// reader round that does not replay is matched afresh, and the matchers
-// have the reader drain what was pushed to it.
-func (f *File) pushRecord(start time.Time) error {
-	// The verdicts go first: posting the sends is data movement, which the
-	// readers wait for as such.
-	readers := map[int]bool{}
-	for sk := range f.wrec {
-		if readers[sk.reader] || f.gone[sk.reader] {
-			continue
-		}
-		readers[sk.reader] = true
-		msg := &envelope{Kind: kVerdict, Path: f.path, Session: f.session, Epoch: f.epoch, NumRecs: f.hdr.NumRecs, Sent: start.UnixNano()}
-		if err := f.e.send(sk.reader, msg); err != nil {
+// onSchedule starts the sends a matcher scheduled.
+func (f *File) onSchedule(m *envelope) error { return f.onWriterMsg(m) }
+
+// onWriterMsg hands a matcher's SCHEDULE or EPOCH_DONE to the writer role
+// and starts what it asks for.
+func (f *File) onWriterMsg(m *envelope) error {
+	f.st.MsgsRecv++
+	r, err := f.writerRole().Step(m)
+	if err != nil {
+		return err
+	}
+	return f.doWriter(r)
+}
+
+// writerRole returns the session's writer role, made once the matcher
+// partition is known.
+func (f *File) writerRole() *protocol.Writer {
+	if f.wr == nil {
+		f.wr = protocol.NewWriter(f.protoSession(), f.e.recs)
+	}
+	return f.wr
+}
+
+// doWriter sends what the writer role asks for: control messages, and the
+// scheduled transfers straight from the write buffers.
+func (f *File) doWriter(r protocol.WriterReady) error {
+	for _, s := range r.Sends {
+		if err := f.e.send(s.To, s.Msg); err != nil {
 			return err
 		}
 		f.st.MsgsSent++
 	}
-	for sk, sched := range f.wrec {
-		if f.gone[sk.reader] {
-			continue // it closed the session in an earlier epoch: nothing would drain these
-		}
-		if err := f.sendSched(sched); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// onSchedule starts the sends a matcher scheduled, recording them when the
-// matcher records the round.
-func (f *File) onSchedule(m *envelope) error {
-	f.st.MsgsRecv++
-	if m.Record && f.wrec != nil {
-		f.wrec[schedKey{m.From, m.Peer, m.Round}] = m.Sched
-	}
-	return f.sendSched(m.Sched)
+	return f.sendSched(r.Data)
 }
 
 // sendSched starts sends straight from the write buffers with subarray

@@ -129,23 +129,19 @@ type simWrite struct {
 	vals []int64
 }
 
-type wkey struct{ matcher, reader, round int }
-
+// simWriter drives the writer role (Writer) of one rank as the engine
+// does, holding the data of its writes.
 type simWriter struct {
 	s       *sim
 	rank    int
 	cycle   int
-	epoch   int
 	started bool
 	done    bool
+	role    *Writer
+	recs    *Records
 	writes  []simWrite
 	bySeq   map[int64]simWrite
-	gone    map[int]bool
-	dones   int
 	sends   []*dataSend
-	wrec    map[wkey][]Tagged
-	sig     uint64
-	recs    *replay.Store[map[wkey][]Tagged]
 	pattern map[[2]int][]matcher.Box // (cycle pattern, epoch) -> boxes
 	hits    int
 }
@@ -166,67 +162,60 @@ func (s *sim) plan(rng *rand.Rand, w int) []matcher.Box {
 	return out
 }
 
+// session describes a cycle's session as the roles see it; every cycle's
+// file shares one section and record slot, so a repeated pattern replays.
+func (s *sim) session(cycle, rank int, world []int) Session {
+	peers := make([]int, s.nW)
+	for i := range peers {
+		peers[i] = i
+	}
+	return Session{Path: s.path(cycle), Rank: rank, World: world, Peers: peers, Part: s.part, Replay: true}
+}
+
 func (w *simWriter) start() {
 	s := w.s
-	w.started, w.dones = true, 0
-	boxes := w.pattern[[2]int{s.patternOf(w.cycle), w.epoch}]
+	if w.role == nil {
+		w.role = NewWriter(s.session(w.cycle, w.rank, s.writerWorld()), w.recs)
+	}
+	epoch := w.role.Epoch()
+	w.started = true
+	boxes := w.pattern[[2]int{s.patternOf(w.cycle), epoch}]
 	w.writes, w.bySeq = nil, map[int64]simWrite{}
+	var ps []Piece
 	for i, b := range boxes {
 		sw := simWrite{seq: int64(i + 1), box: b}
 		for x := b.Start[0]; x < b.End(0); x++ {
-			sw.vals = append(sw.vals, value(w.cycle, w.epoch, w.rank, sw.seq, x))
+			sw.vals = append(sw.vals, value(w.cycle, epoch, w.rank, sw.seq, x))
 		}
 		w.writes = append(w.writes, sw)
 		w.bySeq[sw.seq] = sw
+		ps = append(ps, Piece{ID: sw.seq, Box: b})
 	}
-	sg := replay.NewSigner()
-	for _, x := range w.writes {
-		sg.Add(x.seq)
-		sg.AddInts(x.box.Start)
-		sg.AddInts(x.box.Count)
-	}
-	w.sig = sg.Sum()
-	key := replay.Key{Epoch: w.epoch, Round: -1}
-	old, hit := w.recs.Lookup(key, w.sig)
-	w.wrec = map[wkey][]Tagged{}
+	rd := w.role.EndEpoch(ps, 0, epoch == s.epochs, false, int64(s.steps))
+	hit := w.role.Outcome() == replay.Hit
 	if hit {
-		w.wrec = maps.Clone(old)
 		w.hits++
 	}
-	per := make([][]matcher.Write, s.nM)
-	for _, x := range w.writes {
-		if hit {
-			break
-		}
-		for _, pc := range s.part.Split(0, x.box) {
-			per[pc.Matcher] = append(per[pc.Matcher], matcher.Write{Rank: w.rank, Var: 0, Seq: x.seq, Box: pc.Box})
-		}
+	s.logf("w%d c%d e%d start hit=%v writes=%v", w.rank, w.cycle, epoch, hit, boxes)
+	w.do(rd)
+}
+
+func (s *sim) writerWorld() []int {
+	out := make([]int, s.nW)
+	for i := range out {
+		out[i] = i
 	}
-	var unpushed []int
-	if hit {
-		unpushed = slices.Sorted(maps.Keys(w.gone))
-	}
-	closing := w.epoch == s.epochs
-	for m := range s.nM {
-		s.sendCtl(w.rank, m, &Envelope{Kind: WriteReqs, Path: s.path(w.cycle), Epoch: w.epoch, Writes: per[m], Final: closing,
-			Ranks: []int{w.rank, s.nW}, Replay: hit, Record: true, Closed: unpushed})
-	}
-	s.logf("w%d c%d e%d start hit=%v writes=%v", w.rank, w.cycle, w.epoch, hit, boxes)
-	if hit {
-		for _, k := range slices.SortedFunc(maps.Keys(w.wrec), func(a, b wkey) int {
-			return cmpInts([]int{a.matcher, a.reader, a.round}, []int{b.matcher, b.reader, b.round})
-		}) {
-			if !w.gone[k.reader] {
-				w.sendSched(w.wrec[k])
-			}
-		}
-	}
+	return out
 }
 
 func cmpInts(a, b []int) int { return slices.Compare(a, b) }
 
-func (w *simWriter) sendSched(sched []Tagged) {
-	for _, t := range sched {
+// do carries out what the writer role asks for.
+func (w *simWriter) do(rd WriterReady) {
+	for _, x := range rd.Sends {
+		w.s.sendCtl(w.rank, x.To, x.Msg)
+	}
+	for _, t := range rd.Data {
 		x, ok := w.bySeq[t.T.Seq]
 		if !ok {
 			w.s.fail("w%d: schedule names write %d, which it does not hold", w.rank, t.T.Seq)
@@ -241,37 +230,21 @@ func (w *simWriter) sendSched(sched []Tagged) {
 }
 
 func (w *simWriter) handle(m *Envelope) {
-	switch m.Kind {
-	case Schedule:
-		if m.Path != w.s.path(w.cycle) || !w.started {
-			w.s.fail("w%d: schedule for %s epoch %d while in cycle %d epoch %d", w.rank, m.Path, m.Epoch, w.cycle, w.epoch)
-			return
-		}
-		if m.Record {
-			w.wrec[wkey{m.From, m.Peer, m.Round}] = m.Sched
-		}
-		w.sendSched(m.Sched)
-	case EpochDone:
-		if m.Path != w.s.path(w.cycle) || m.Epoch != w.epoch {
-			w.s.fail("w%d: EPOCH_DONE for %s epoch %d while in cycle %d epoch %d", w.rank, m.Path, m.Epoch, w.cycle, w.epoch)
-			return
-		}
-		w.dones++
-		for _, r := range m.Closed {
-			w.gone[r] = true
-		}
-		if m.Err != "" {
-			w.s.fail("w%d: matcher error: %s", w.rank, m.Err)
-		}
-	default:
-		w.s.fail("w%d: unexpected %s", w.rank, m.Kind)
+	if w.role == nil || !w.started || !w.role.Accepts(m) {
+		w.s.fail("w%d: %s for %s epoch %d while in cycle %d (started %v)", w.rank, m.Kind, m.Path, m.Epoch, w.cycle, w.started)
+		return
 	}
+	rd, err := w.role.Step(m)
+	if err != nil {
+		w.s.fail("w%d: %v", w.rank, err)
+	}
+	w.do(rd)
 }
 
 // progress ends the writer's epoch once every matcher is done and every
 // data send was received, as the engine's endWriterEpoch waits.
 func (w *simWriter) progress() bool {
-	if !w.started || w.dones < w.s.nM {
+	if !w.started || !w.role.MatchersDone() {
 		return false
 	}
 	for _, d := range w.sends {
@@ -279,12 +252,14 @@ func (w *simWriter) progress() bool {
 			return false
 		}
 	}
-	w.s.logf("w%d c%d e%d end", w.rank, w.cycle, w.epoch)
-	w.recs.Put(replay.Key{Epoch: w.epoch, Round: -1}, w.sig, w.wrec)
+	epoch := w.role.Epoch()
+	w.s.logf("w%d c%d e%d end", w.rank, w.cycle, epoch)
+	if err := w.role.Finish(nil); err != nil {
+		w.s.fail("w%d c%d e%d: %v", w.rank, w.cycle, epoch, err)
+	}
 	w.sends, w.started = nil, false
-	w.epoch++
-	if w.epoch > w.s.epochs { // the closing epoch ended the session
-		w.epoch, w.gone = 0, map[int]bool{}
+	if epoch == w.s.epochs { // the closing epoch ended the session
+		w.role = nil
 		w.cycle++
 		if w.cycle == w.s.cycles {
 			w.done = true
@@ -555,7 +530,7 @@ func newSim(t testing.TB, seed int64) *sim {
 			Matchers: func(int) int { return s.nM }, Slot: func(_, session int) int { return session }}))
 	}
 	for w := range s.nW {
-		sw := &simWriter{s: s, rank: w, gone: map[int]bool{}, recs: replay.NewStore[map[wkey][]Tagged](), pattern: map[[2]int][]matcher.Box{}}
+		sw := &simWriter{s: s, rank: w, recs: NewRecords(), pattern: map[[2]int][]matcher.Box{}}
 		for _, p := range slices.Compact(slices.Clone(s.pat)) {
 			for e := 0; e <= s.epochs; e++ {
 				if e < s.epochs {
@@ -668,6 +643,9 @@ func (s *sim) handle(to int, m *Envelope) {
 		}
 	case Schedule, EpochDone:
 		s.writers[to].handle(m)
+	case Verdict:
+		// The readers do not replay (yet): a verdict stays unread in the
+		// engine's mailbox until the session ends.
 	default:
 		s.readers[to-s.nW].handle(m)
 	}
@@ -700,7 +678,11 @@ func (s *sim) verify() {
 	}
 	for _, w := range s.writers {
 		if !w.done {
-			s.fail("deadlock: writer %d stuck in cycle %d epoch %d (%d of %d matchers done, %d sends)", w.rank, w.cycle, w.epoch, w.dones, s.nM, len(w.sends))
+			what := "not started"
+			if w.role != nil {
+				what = w.role.Waiting()
+			}
+			s.fail("deadlock: writer %d stuck in cycle %d: %s, %d sends", w.rank, w.cycle, what, len(w.sends))
 		}
 	}
 	for _, r := range s.readers {
