@@ -59,13 +59,8 @@ type File struct {
 	wr        *protocol.Writer // the writer role, once the header is defined
 
 	// reader
-	round     int
-	recEnd    int              // one past the last round recorded for replay in this epoch
+	rd        *protocol.Reader // the reader role, once the header arrived
 	recsEpoch int              // epoch+1 whose record count is known; 0 = none
-	verdicts  int              // writers that replayed this epoch and said so (kVerdict)
-	vSent     int64            // the latest of their epoch ends (wall clock, Unix ns)
-	vRecs     int64            // the largest record count they reported
-	multiple  bool             // the writers' epoch is a multiple one (the matchers said so)
 	igets     map[int]*readReq // nonblocking get id -> request, until waited
 	served    map[int]struct{} // get ids completed by Transfer, until waited
 	byID      map[int64]*piece
@@ -320,8 +315,6 @@ func (f *File) endEpoch(err error) {
 		_ = f.e.stats.Write(f.st)
 	}
 	f.epoch++
-	f.verdicts, f.vSent, f.vRecs = 0, 0, 0
-	f.multiple = false
 	f.resetStats()
 }
 

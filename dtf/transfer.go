@@ -198,12 +198,12 @@ func CompleteMultiple(path string) error {
 			return err
 		}
 	}
-	if !f.multiple {
-		return fmt.Errorf("dtf: CompleteMultiple: the writers' epoch %d of %s is not a multiple transfer (dtf_transfer_multiple), or this reader made no transfer in it", f.epoch, path)
+	rd, err := f.readerRole().CompleteMultiple()
+	if err != nil {
+		return err
 	}
-	for _, m := range f.peers[:f.part.Matchers()] {
-		msg := &envelope{Kind: kDoneMulti, Path: f.path, Session: f.session, Epoch: f.epoch, Ranks: []int{f.me, len(f.world)}}
-		if err := f.e.send(m, msg); err != nil {
+	for _, s := range rd.Sends {
+		if err := f.e.send(s.To, s.Msg); err != nil {
 			return err
 		}
 		f.st.MsgsSent++

@@ -140,6 +140,19 @@ type roundRec struct {
 	sched []Tagged
 }
 
+// of returns the round with only the transfers of the given writer group
+// ranks.
+func (r *roundRec) of(writers []int) *roundRec {
+	c := *r
+	c.sched = nil
+	for _, t := range r.sched {
+		if slices.Contains(writers, t.T.Writer) {
+			c.sched = append(c.sched, t)
+		}
+	}
+	return &c
+}
+
 // recordedWrites returns the writes of the given writer group ranks from a
 // record, in recorded order.
 func recordedWrites(ws []matcher.Write, ranks []int) []matcher.Write {
@@ -273,6 +286,15 @@ func (mt *Matcher) writesComplete(mf *mfile, ep *mepoch) error {
 		if old, ok := mt.recs.Get(ep.key); ok {
 			ep.old = old
 			ep.rec.rounds = maps.Clone(old.rounds)
+			if !ep.wReplay {
+				// A writer that matches afresh starts a new record, so
+				// the recorded rounds keep only the transfers of those
+				// that replay (and carry their records on): else a later
+				// epoch would have readers drain pushes that never come.
+				for k, r := range ep.rec.rounds {
+					ep.rec.rounds[k] = r.of(ep.replayed)
+				}
+			}
 			if ep.wReplay {
 				ep.writes = old.writes // every writer's, unchanged: no copy
 			} else {

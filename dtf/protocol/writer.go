@@ -188,10 +188,11 @@ func (w *Writer) Waiting() string {
 	return fmt.Sprintf("readers of %s (epoch %d%s): %d of %d matchers done", w.s.Path, w.epoch, what, w.dones, len(w.s.matchers()))
 }
 
-// Tick counts one tick of waiting for the epoch; after limit ticks (limit >
-// 0) it returns the timeout error naming what is missing.
+// Tick counts one tick of waiting for the epoch (for the matchers, or for
+// the driver's data sends); after limit ticks (limit > 0) it returns the
+// timeout error naming what is missing.
 func (w *Writer) Tick(limit int) error {
-	if !w.active || w.MatchersDone() {
+	if !w.active {
 		return nil
 	}
 	w.ticks++
