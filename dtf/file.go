@@ -3,7 +3,6 @@ package dtf
 import (
 	"fmt"
 	"github.com/couplet-hpc/couplet/dtf/config"
-	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/dtf/stats"
 	"time"
 
@@ -29,7 +28,9 @@ func (r role) String() string {
 
 // File is one session of a coupled file in transfer mode: the coupled backend
 // of pnetcdf. Puts and gets become request objects; epochs end at Transfer, at
-// a reader's blocking get or wait, and at close.
+// a reader's blocking get or wait, and at close. File holds what both roles
+// share; the writer's session (writerSession, writer.go) or the reader's
+// (readerSession, reader.go) holds the rest.
 type File struct {
 	e       *engine
 	path    string
@@ -47,24 +48,13 @@ type File struct {
 	epoch   int
 	closed  bool
 
-	// writer
-	writes    []*piece
-	bySeq     map[int64]*piece
-	nextSeq   int64
-	iputs     map[int][]*piece // nonblocking put id -> its pieces, until waited
-	bputUsed  int64
-	bputSize  int64
-	dataSends []transport.Pending
-	nextReq   int
-	wr        *protocol.Writer // the writer role, once the header is defined
+	nextReq  int   // the last nonblocking request id handed out
+	bputUsed int64 // bytes of the attached buffer in use (buffered puts)
+	bputSize int64 // the attached buffer's size, 0 when none
 
-	// reader
-	rd        *protocol.Reader // the reader role, once the header arrived
-	recsEpoch int              // epoch+1 whose record count is known; 0 = none
-	igets     map[int]*readReq // nonblocking get id -> request, until waited
-	served    map[int]struct{} // get ids completed by Transfer, until waited
-	byID      map[int64]*piece
-	nextID    int64
+	// Exactly one of the two session parts is set, by role.
+	w *writerSession
+	r *readerSession
 
 	st stats.Record
 }
@@ -162,8 +152,12 @@ func begin(comm mpi.Comm, path string, r role, setup func(*engine, *File) error)
 	}
 	h := e.history(path)
 	f := &File{e: e, path: path, fc: fc, session: h.sessions, role: r, group: comm, me: comm.Rank(),
-		bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}, igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{},
 		hdr: &nc.Header{Format: nc.FormatClassic}}
+	if r == roleWriter {
+		f.w = newWriterSession()
+	} else {
+		f.r = newReaderSession()
+	}
 	// Each rank proposes a file slot for the data tags; the group takes
 	// rank 0's, which is every rank's when they open files collectively.
 	slot, err := e.tags.pickFileSlot(e.nextFileID, e.writtenSlots())
@@ -295,6 +289,13 @@ func (f *File) setPartition() error {
 			return err
 		}
 	}
+	// A redefined header re-cuts the requests of the roles made earlier.
+	if f.w != nil && f.w.role != nil {
+		f.w.role.SetPartition(f.part)
+	}
+	if f.r != nil && f.r.role != nil {
+		f.r.role.SetPartition(f.part)
+	}
 	return nil
 }
 
@@ -345,17 +346,17 @@ func (f *File) progress() error { return f.retireSends(0) }
 // retireSends drives the data sends in the transport for up to budget and
 // retires them when all are done.
 func (f *File) retireSends(budget time.Duration) error {
-	if len(f.dataSends) == 0 {
+	if f.w == nil || len(f.w.dataSends) == 0 {
 		return nil
 	}
-	done, err := transport.Drive(f.e.tr, f.dataSends, budget, tagCtl)
+	done, err := transport.Drive(f.e.tr, f.w.dataSends, budget, tagCtl)
 	if err != nil {
 		return fmt.Errorf("dtf: %s: data transfer: %w", f.path, err)
 	}
 	if done {
-		f.e.inFlight -= len(f.dataSends)
-		clear(f.dataSends)
-		f.dataSends = f.dataSends[:0]
+		f.e.inFlight -= len(f.w.dataSends)
+		clear(f.w.dataSends)
+		f.w.dataSends = f.w.dataSends[:0]
 	}
 	return nil
 }
@@ -447,7 +448,7 @@ func (f *File) Sync() error { return nil }
 // writers' count for the current epoch, which a reader learns from matcher 0
 // once the writers have ended the epoch (its data cannot arrive earlier).
 func (f *File) NumRecs() (int64, error) {
-	if f.role == roleWriter || f.recsEpoch == f.epoch+1 {
+	if f.role == roleWriter || f.r.recsEpoch == f.epoch+1 {
 		return f.hdr.NumRecs, nil
 	}
 	e := f.e
@@ -463,7 +464,7 @@ func (f *File) NumRecs() (int64, error) {
 		m := f.take(kRecs, func(m *envelope) bool { return m.Epoch == f.epoch })
 		if m != nil {
 			f.hdr.NumRecs = max(f.hdr.NumRecs, m.NumRecs)
-			f.recsEpoch = f.epoch + 1
+			f.r.recsEpoch = f.epoch + 1
 		}
 		return m != nil, nil
 	})

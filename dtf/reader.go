@@ -15,6 +15,28 @@ import (
 	"github.com/couplet-hpc/couplet/transport"
 )
 
+// readerSession is what a reader's session holds beyond File: its pending
+// gets, the pieces of the round in progress, and the reader role.
+type readerSession struct {
+	role      *protocol.Reader // the reader role, once the header arrived
+	recsEpoch int              // epoch+1 whose record count is known; 0 = none
+	igets     map[int]*readReq // nonblocking get id -> request, until waited
+	served    map[int]struct{} // get ids completed by Transfer, until waited
+	byID      map[int64]*piece // the round's pieces, by read ID
+	nextID    int64
+}
+
+func newReaderSession() *readerSession {
+	return &readerSession{igets: map[int]*readReq{}, served: map[int]struct{}{}, byID: map[int64]*piece{}}
+}
+
+// cancel drops a pending nonblocking get, reporting whether id was one.
+func (r *readerSession) cancel(id int) bool {
+	_, ok := r.igets[id]
+	delete(r.igets, id)
+	return ok
+}
+
 // readReq is a get waiting for its round: its pieces and the step that moves
 // received data into the user's buffer.
 type readReq struct {
@@ -35,7 +57,7 @@ func (f *File) newReadReq(reqs []nc.Access) *readReq {
 	for i := range reqs {
 		a := &reqs[i]
 		data, finish := readTarget(a, f.hdr.Vars[a.Var].Type)
-		r.pieces = append(r.pieces, splitStrided(a, data, func() int64 { f.nextID++; return f.nextID })...)
+		r.pieces = append(r.pieces, splitStrided(a, data, func() int64 { f.r.nextID++; return f.r.nextID })...)
 		r.finish = append(r.finish, finish)
 	}
 	return r
@@ -63,7 +85,7 @@ func (f *File) IGet(reqs []nc.Access) (int, error) {
 		return 0, err
 	}
 	f.nextReq++
-	f.igets[f.nextReq] = f.newReadReq(reqs)
+	f.r.igets[f.nextReq] = f.newReadReq(reqs)
 	return f.nextReq, nil
 }
 
@@ -80,16 +102,16 @@ func (f *File) Wait(ids []int, collective bool) ([]error, error) {
 	st := make([]error, len(ids))
 	var batch []*readReq
 	for i, id := range ids {
-		r, ok := f.igets[id]
+		r, ok := f.r.igets[id]
 		if !ok {
-			if _, served := f.served[id]; served {
-				delete(f.served, id) // completed by Transfer: waiting on it is a no-op, as in DTF
+			if _, served := f.r.served[id]; served {
+				delete(f.r.served, id) // completed by Transfer: waiting on it is a no-op, as in DTF
 			} else {
 				st[i] = nc.EINVAL_REQUEST
 			}
 			continue
 		}
-		delete(f.igets, id)
+		delete(f.r.igets, id)
 		batch = append(batch, r)
 	}
 	err := f.readRound(batch, false, false, collective)
@@ -109,23 +131,7 @@ func (f *File) Cancel(ids []int) ([]error, error) {
 	}
 	st := make([]error, len(ids))
 	for i, id := range ids {
-		if ps, ok := f.iputs[id]; ok {
-			drop := map[*piece]bool{}
-			for _, p := range ps {
-				drop[p] = true
-				delete(f.bySeq, p.id)
-			}
-			kept := f.writes[:0]
-			for _, p := range f.writes {
-				if !drop[p] {
-					kept = append(kept, p)
-				}
-			}
-			f.writes = kept
-			delete(f.iputs, id)
-		} else if _, ok := f.igets[id]; ok {
-			delete(f.igets, id)
-		} else {
+		if !(f.w != nil && f.w.cancel(id) || f.r != nil && f.r.cancel(id)) {
 			st[i] = nc.EINVAL_REQUEST
 		}
 	}
@@ -136,10 +142,10 @@ func (f *File) Cancel(ids []int) ([]error, error) {
 // later Wait, which then has nothing left to do.
 func (f *File) pendingGets() []*readReq {
 	var out []*readReq
-	for id, r := range f.igets {
+	for id, r := range f.r.igets {
 		out = append(out, r)
-		delete(f.igets, id)
-		f.served[id] = struct{}{}
+		delete(f.r.igets, id)
+		f.r.served[id] = struct{}{}
 	}
 	return out
 }
@@ -165,12 +171,12 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 	var ps []protocol.Piece
 	for _, r := range reqs {
 		for _, p := range r.pieces {
-			f.byID[p.id] = p
+			f.r.byID[p.id] = p
 			ps = append(ps, protocol.Piece{Var: p.varid, Type: int(f.hdr.Vars[p.varid].Type), ID: p.id, Box: p.box})
 		}
 	}
 	f.st.Requests += int64(len(ps))
-	defer clear(f.byID)
+	defer clear(f.r.byID)
 	posts := map[int]*posted{}
 	defer f.cancelPosts(posts) // what an error left behind
 	// Posting receives is data movement, as in any MPI exchange: its time
@@ -274,10 +280,10 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 // readerRole returns the session's reader role, made once the header (and
 // so the writers and the matcher partition) is known.
 func (f *File) readerRole() *protocol.Reader {
-	if f.rd == nil {
-		f.rd = protocol.NewReader(f.protoSession(), f.e.recs)
+	if f.r.role == nil {
+		f.r.role = protocol.NewReader(f.protoSession(), f.e.recs)
 	}
-	return f.rd
+	return f.r.role
 }
 
 // doPosts carries out the reader role's receive actions: cancels, early
@@ -309,7 +315,7 @@ func (f *File) doPosts(rd protocol.ReaderReady, posts map[int]*posted) error {
 			blk = f.scratch(p.T)
 			f.st.Drained++
 		} else {
-			pc := f.byID[p.T.T.ReadID]
+			pc := f.r.byID[p.T.T.ReadID]
 			if pc == nil {
 				return fmt.Errorf("dtf: %s: schedule names read %d, which this rank did not ask for", f.path, p.T.T.ReadID)
 			}
@@ -383,7 +389,7 @@ func (f *File) cancelPosts(posts map[int]*posted) {
 func (f *File) handleMissing(missing []matcher.Uncovered) error {
 	var errs []error
 	for _, u := range missing {
-		p := f.byID[u.ReadID]
+		p := f.r.byID[u.ReadID]
 		if p == nil {
 			continue
 		}

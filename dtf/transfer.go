@@ -74,7 +74,7 @@ func (f *File) Close() error {
 			// message to them would stay unreceived, which UCX reports
 			// at their finalize.
 			for _, w := range e.compRanks[f.peerComp()] {
-				if !f.wr.Gone(w) {
+				if !f.w.role.Gone(w) {
 					e.sendAdvisory(w, &envelope{Kind: kForget, Path: f.path, Session: f.session})
 				}
 			}

@@ -2,11 +2,45 @@ package dtf
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/nc"
+	"github.com/couplet-hpc/couplet/transport"
 )
+
+// writerSession is what a writer's session holds beyond File: its writes
+// of the epoch and the data sends serving them, and the writer role.
+type writerSession struct {
+	role      *protocol.Writer // the writer role, once the header is defined
+	writes    []*piece         // this epoch's writes, in call order
+	bySeq     map[int64]*piece // the same, by write Seq
+	nextSeq   int64
+	iputs     map[int][]*piece // nonblocking put id -> its pieces, until waited
+	dataSends []transport.Pending
+}
+
+func newWriterSession() *writerSession {
+	return &writerSession{bySeq: map[int64]*piece{}, iputs: map[int][]*piece{}}
+}
+
+// cancel drops a pending nonblocking put and its writes, reporting whether
+// id was one.
+func (w *writerSession) cancel(id int) bool {
+	ps, ok := w.iputs[id]
+	if !ok {
+		return false
+	}
+	drop := map[*piece]bool{}
+	for _, p := range ps {
+		drop[p] = true
+		delete(w.bySeq, p.id)
+	}
+	w.writes = slices.DeleteFunc(w.writes, func(p *piece) bool { return drop[p] })
+	delete(w.iputs, id)
+	return true
+}
 
 // recordWrites turns accesses into write pieces. Data is copied when copyData
 // says so or when the layout or type needs packing; otherwise the pieces
@@ -23,14 +57,14 @@ func (f *File) recordWrites(reqs []nc.Access, copyData bool) ([]*piece, error) {
 		} else if err != nil {
 			return nil, err
 		}
-		ps := splitStrided(a, data, func() int64 { f.nextSeq++; return f.nextSeq })
+		ps := splitStrided(a, data, func() int64 { f.w.nextSeq++; return f.w.nextSeq })
 		for _, p := range ps {
-			f.bySeq[p.id] = p
+			f.w.bySeq[p.id] = p
 			if f.hdr.IsRecordVar(a.Var) {
 				f.hdr.NumRecs = max(f.hdr.NumRecs, p.box.Start[0]+p.box.Count[0])
 			}
 		}
-		f.writes = append(f.writes, ps...)
+		f.w.writes = append(f.w.writes, ps...)
 		out = append(out, ps...)
 		f.st.Requests++
 	}
@@ -72,7 +106,7 @@ func (f *File) IPut(reqs []nc.Access) (int, error) {
 		return 0, err
 	}
 	f.nextReq++
-	f.iputs[f.nextReq] = ps
+	f.w.iputs[f.nextReq] = ps
 	return f.nextReq, err
 }
 
@@ -102,7 +136,7 @@ func (f *File) BPut(reqs []nc.Access) (int, error) {
 	}
 	f.bputUsed += need
 	f.nextReq++
-	f.iputs[f.nextReq] = nil // already copied: nothing to secure at wait
+	f.w.iputs[f.nextReq] = nil // already copied: nothing to secure at wait
 	return f.nextReq, err
 }
 
@@ -141,12 +175,12 @@ func (f *File) BufferUsage() (int64, error) {
 func (f *File) waitPuts(ids []int) []error {
 	st := make([]error, len(ids))
 	for i, id := range ids {
-		ps, ok := f.iputs[id]
+		ps, ok := f.w.iputs[id]
 		if !ok {
 			st[i] = nc.EINVAL_REQUEST
 			continue
 		}
-		delete(f.iputs, id)
+		delete(f.w.iputs, id)
 		if !f.copyBlocking() {
 			continue
 		}
@@ -177,15 +211,15 @@ func (f *File) endWriterEpoch(closing, multiple bool) error {
 	e := f.e
 	start := time.Now()
 	w := f.writerRole()
-	ps := make([]protocol.Piece, len(f.writes))
-	for i, p := range f.writes {
+	ps := make([]protocol.Piece, len(f.w.writes))
+	for i, p := range f.w.writes {
 		ps[i] = protocol.Piece{Var: p.varid, Type: int(f.hdr.Vars[p.varid].Type), ID: p.id, Box: p.box}
 	}
 	if err := f.doWriter(w.EndEpoch(ps, f.hdr.NumRecs, closing, multiple, start.UnixNano())); err != nil {
 		return err
 	}
 	err := e.waitFor(func() string {
-		return fmt.Sprintf("%s, %d sends pending", w.Waiting(), len(f.dataSends))
+		return fmt.Sprintf("%s, %d sends pending", w.Waiting(), len(f.w.dataSends))
 	}, func() (bool, error) {
 		for {
 			m := f.e.take(w.Accepts)
@@ -199,19 +233,19 @@ func (f *File) endWriterEpoch(closing, multiple bool) error {
 		if err := f.retireSends(driveBudget); err != nil {
 			return false, err
 		}
-		return w.MatchersDone() && len(f.dataSends) == 0, nil
+		return w.MatchersDone() && len(f.w.dataSends) == 0, nil
 	})
 	f.st.TransferTime = time.Since(start)
 	f.st.Replay = outcomeOf(w.Outcome())
 	if err != nil {
 		// Sends to readers that are gone may never complete; stop counting
 		// them so later waits do not poll for them.
-		e.inFlight -= len(f.dataSends)
-		f.dataSends = nil
+		e.inFlight -= len(f.w.dataSends)
+		f.w.dataSends = nil
 	}
 	err = w.Finish(err)
-	f.writes = f.writes[:0]
-	clear(f.bySeq)
+	f.w.writes = f.w.writes[:0]
+	clear(f.w.bySeq)
 	f.endEpoch(err)
 	return err
 }
@@ -233,10 +267,10 @@ func (f *File) onWriterMsg(m *envelope) error {
 // writerRole returns the session's writer role, made once the matcher
 // partition is known.
 func (f *File) writerRole() *protocol.Writer {
-	if f.wr == nil {
-		f.wr = protocol.NewWriter(f.protoSession(), f.e.recs)
+	if f.w.role == nil {
+		f.w.role = protocol.NewWriter(f.protoSession(), f.e.recs)
 	}
-	return f.wr
+	return f.w.role
 }
 
 // doWriter sends what the writer role asks for: control messages, and the
@@ -255,7 +289,7 @@ func (f *File) doWriter(r protocol.WriterReady) error {
 // datatypes.
 func (f *File) sendSched(sched []tagged) error {
 	for _, t := range sched {
-		p := f.bySeq[t.T.Seq]
+		p := f.w.bySeq[t.T.Seq]
 		if p == nil {
 			return fmt.Errorf("dtf: %s: schedule names write %d, which this rank does not hold", f.path, t.T.Seq)
 		}
@@ -264,7 +298,7 @@ func (f *File) sendSched(sched []tagged) error {
 		if err != nil {
 			return fmt.Errorf("dtf: %s: send %s of %s to rank %d: %w", f.path, t.T.Box, f.hdr.Vars[p.varid].Name, t.Peer, err)
 		}
-		f.dataSends = append(f.dataSends, q)
+		f.w.dataSends = append(f.w.dataSends, q)
 		f.e.inFlight++
 		f.st.Bytes += t.T.Box.Volume() * int64(esize)
 		f.st.MsgsSent++

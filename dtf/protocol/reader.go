@@ -99,6 +99,10 @@ func NewReader(s Session, recs *Records) *Reader {
 	return &Reader{s: s, recs: recs}
 }
 
+// SetPartition replaces the matcher partition after the header changed (a
+// redefinition): later requests are cut by it.
+func (r *Reader) SetPartition(p *matcher.Partition) { r.s.Part = p }
+
 // Epoch is the epoch the reader is in.
 func (r *Reader) Epoch() int { return r.epoch }
 

@@ -46,6 +46,10 @@ func NewWriter(s Session, recs *Records) *Writer {
 	return &Writer{s: s, recs: recs, gone: map[int]bool{}}
 }
 
+// SetPartition replaces the matcher partition after the header changed (a
+// redefinition): later requests are cut by it.
+func (w *Writer) SetPartition(p *matcher.Partition) { w.s.Part = p }
+
 // Epoch is the epoch the writer is in.
 func (w *Writer) Epoch() int { return w.epoch }
 
