@@ -1,12 +1,27 @@
 // Package protocol holds the control messages of dtf's array-coupling protocol, their
-// wire encoding, and the matcher role as a pure state machine (Matcher): the engine
-// hands it each request it receives (Step) and sends what it answers (Ready), in the
-// manner of etcd's raft. It is plain Go over plain data: no MPI, UCX, KVS, clock or
-// goroutine, so the decoder is fuzzed (FuzzDecode) and the matcher is tested by a
-// seeded simulation (TestSimulation: writers, readers and matchers of several
-// sessions in one process, messages delivered in any order MPI allows, ranks
-// killed at any step; a failing seed replays with -seed N, and
-// testdata/sim-seeds keeps those that once failed) without a launcher.
+// wire encoding, and its three roles as pure state machines, in the manner of etcd's
+// raft: the engine hands each role what it receives and carries out what the role
+// answers.
+//
+//   - Writer (one per writer rank and session): EndEpoch ships the epoch's writes to
+//     the matchers, or pushes by its replay record; Step takes SCHEDULE and
+//     EPOCH_DONE and names the transfers to send; Finish keeps the record.
+//   - Reader (one per reader rank and session): StartRound sends a round of reads, or
+//     posts its recorded receives at once; Step takes EXPECT and VERDICT and names the
+//     receives to post, keep or cancel; EndRound keeps the record and ends the epoch.
+//   - Matcher (one per matcher rank): Step takes the requests and answers them
+//     (Ready).
+//
+// Replay (the signatures, the records, hits and misses) and the epoch rules live in
+// these roles. They are plain Go over plain data: no MPI, UCX, KVS, clock or
+// goroutine (the driver passes wall-clock stamps in as data, and timeouts count
+// ticks), so the decoder is fuzzed (FuzzDecode) and the roles are tested by a seeded
+// simulation (TestSimulation: writers, readers and matchers of several sessions in
+// one process driven as the engine drives them, messages delivered in any order MPI
+// allows, ranks killed at any step, patterns changed between cycles; a failing seed
+// replays with -seed N, and testdata/sim-seeds keeps those that once failed) and by
+// scripted replay cases under many delivery orders (TestReplayScenarios), without a
+// launcher.
 //
 // Three roles exchange these messages for every session of a coupled file (create or
 // open to close) and every epoch within it: the writer component's ranks, the

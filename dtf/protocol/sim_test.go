@@ -17,13 +17,14 @@ import (
 )
 
 // The simulation runs writers, readers and matchers of several sessions in
-// one process. The matchers are the Matcher state machine the engine drives;
-// the writers and readers are models of the engine's roles, kept to what the
-// matcher's contract needs: requests, schedules, sends straight from the
-// writes, replay of the writers' records with pushes, readers' drains, early
-// closes. A seeded scheduler delivers messages in any order MPI allows (FIFO
-// per sender, receiver and tag), starts ranks' epochs at any point between
-// deliveries, and kills a rank at a random step in some runs.
+// one process: the Writer, Reader and Matcher state machines the engine
+// drives, each driven here as the engine drives it (a mailbox for messages a
+// role does not take yet, data sends and posted receives matched in MPI
+// order, cancels, ticks for timeouts). A seeded scheduler delivers messages
+// in any order MPI allows (FIFO per sender, receiver and tag), starts ranks'
+// rounds and epochs at any point between deliveries, changes patterns
+// between cycles (a repeated one replays), closes readers early, and kills
+// a rank at a random step in some runs.
 //
 // Invariants checked on every run:
 //   - every element a reader asks for arrives with the value of the last
@@ -32,8 +33,9 @@ import (
 //   - without a killed rank every rank finishes (no deadlock) and no message
 //     is left undrained: every control message is handled, every data send
 //     received and every posted receive matched;
-//   - with a killed rank the run still ends: the ranks left waiting are those
-//     that would time out with a named error, and what did arrive is right;
+//   - with a killed rank the run still ends: every live rank left waiting
+//     ends with its role's named timeout error within the timeout (ticks),
+//     and what did arrive is right;
 //   - replay decides the same as matching: writers that replay their records
 //     deliver exactly what fresh matching would (the same value check), and
 //     a writer replays exactly when its writes equal its recorded epoch.
@@ -84,6 +86,11 @@ type sim struct {
 	steps   int
 	// timedOut counts ranks that ended with a timeout error.
 	timedOut int
+	// wchg and rchg make one writer or reader change its pattern alone.
+	wchg, rchg change
+	// outcomes counts per cycle the replay outcomes of the writers'
+	// epochs and the readers' recorded rounds ("writer:hit" ...).
+	outcomes map[int]map[string]int
 
 	matchers []*Matcher // by writer rank < nM
 	writers  []*simWriter
@@ -146,6 +153,7 @@ type simWriter struct {
 	bySeq   map[int64]simWrite
 	sends   []*dataSend
 	pattern map[[2]int][]matcher.Box // (cycle pattern, epoch) -> boxes
+	last    map[int][]matcher.Box    // epoch -> the boxes of its last clean end (the record's)
 	hits    int
 }
 
@@ -182,7 +190,7 @@ func (w *simWriter) start() {
 	}
 	epoch := w.role.Epoch()
 	w.started = true
-	boxes := w.pattern[[2]int{s.patternOf(w.cycle), epoch}]
+	boxes := w.pattern[[2]int{s.wpattern(w.rank, w.cycle), epoch}]
 	w.writes, w.bySeq = nil, map[int64]simWrite{}
 	var ps []Piece
 	for i, b := range boxes {
@@ -196,6 +204,10 @@ func (w *simWriter) start() {
 	}
 	rd := w.role.EndEpoch(ps, 0, epoch == s.epochs, false, int64(s.steps))
 	hit := w.role.Outcome() == replay.Hit
+	last, ok := w.last[epoch]
+	if want := ok && slices.EqualFunc(last, boxes, matcher.Box.Equal); hit != want {
+		s.fail("w%d c%d e%d: replay hit %v, but its writes equal its recorded epoch's: %v", w.rank, w.cycle, epoch, hit, want)
+	}
 	if hit {
 		w.hits++
 	}
@@ -257,9 +269,13 @@ func (w *simWriter) progress() bool {
 	}
 	epoch := w.role.Epoch()
 	w.s.logf("w%d c%d e%d end", w.rank, w.cycle, epoch)
+	if epoch < w.s.epochs {
+		w.s.note(w.cycle, "writer", w.role.Outcome())
+	}
 	if err := w.role.Finish(nil); err != nil {
 		w.s.fail("w%d c%d e%d: %v", w.rank, w.cycle, epoch, err)
 	}
+	w.last[epoch] = w.pattern[[2]int{w.s.wpattern(w.rank, w.cycle), epoch}]
 	w.sends, w.started = nil, false
 	if epoch == w.s.epochs { // the closing epoch ended the session
 		w.role = nil
@@ -317,7 +333,7 @@ type simReader struct {
 
 // readPlan returns reader r's read boxes for round sub of an epoch.
 func (s *sim) readPlan(cycle, epoch, sub, r int) []matcher.Box {
-	rng := rand.New(rand.NewPCG(uint64(s.patternOf(cycle)), uint64(epoch*97+sub*31+r)))
+	rng := rand.New(rand.NewPCG(uint64(s.rpattern(r, cycle)), uint64(epoch*97+sub*31+r)))
 	var out []matcher.Box
 	for range 1 + rng.IntN(2) {
 		a := rng.Int64N(s.L)
@@ -487,6 +503,7 @@ func (r *simReader) progress() bool {
 	if out == replay.Hit {
 		r.hits++
 	}
+	r.s.note(r.cycle, "reader", out)
 	r.s.logf("r%d c%d e%d round %d end (replay %s, epoch ended %v)", r.rank, r.cycle, epoch, r.sub, out, ended)
 	r.started = false
 	r.sub++
@@ -537,7 +554,7 @@ func (r *simReader) check(epoch int, miss []matcher.Uncovered) {
 // highest Seq of the writer that owns x.
 func (s *sim) lastWrite(cycle, epoch int, x int64) (int64, bool) {
 	for w, sw := range s.writers {
-		boxes := sw.pattern[[2]int{s.patternOf(cycle), epoch}]
+		boxes := sw.pattern[[2]int{s.wpattern(w, cycle), epoch}]
 		for i := len(boxes) - 1; i >= 0; i-- {
 			b := boxes[i]
 			if x >= b.Start[0] && x < b.End(0) {
@@ -560,9 +577,35 @@ func (s *sim) path(cycle int) string { return "c" + strconv.Itoa(cycle) + ".nc" 
 // patterns: cycle k uses pattern pat[k]; equal patterns replay.
 func (s *sim) patternOf(cycle int) int { return s.pat[cycle] }
 
+// changedPattern is the pattern of a rank that changes alone (change).
+const changedPattern = 1000
+
+// change makes one rank use a pattern of its own from a cycle on.
+type change struct{ rank, from int }
+
+func (c change) applies(rank, cycle int) bool {
+	return c.from >= 0 && rank == c.rank && cycle >= c.from
+}
+
+// wpattern and rpattern are the patterns of writer w and reader r in a cycle.
+func (s *sim) wpattern(w, cycle int) int {
+	if s.wchg.applies(w, cycle) {
+		return changedPattern
+	}
+	return s.pat[cycle]
+}
+
+func (s *sim) rpattern(r, cycle int) int {
+	if s.rchg.applies(r, cycle) {
+		return changedPattern
+	}
+	return s.pat[cycle]
+}
+
 func newSim(t testing.TB, seed int64) *sim {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
-	s := &sim{t: t, rng: rng, chans: map[chanKey][]*simMsg{}, arrived: map[chanKey][]*simMsg{}, dead: map[int]bool{}, killAt: -1}
+	s := &sim{t: t, rng: rng, chans: map[chanKey][]*simMsg{}, arrived: map[chanKey][]*simMsg{}, dead: map[int]bool{}, killAt: -1,
+		wchg: change{-1, -1}, rchg: change{-1, -1}, outcomes: map[int]map[string]int{}}
 	s.nW, s.nR = 1+rng.IntN(3), 1+rng.IntN(3)
 	s.nM = 1 + rng.IntN(s.nW)
 	s.L = int64(4 + rng.IntN(20))
@@ -580,6 +623,18 @@ func newSim(t testing.TB, seed int64) *sim {
 			s.pat[k] = k
 		}
 	}
+	s.build(rng)
+	if rng.IntN(5) == 0 {
+		s.victim = rng.IntN(s.nW + s.nR)
+		s.killAt = rng.IntN(60)
+	}
+	return s
+}
+
+// build makes the matchers, writers and readers, drawing the writers'
+// patterns from rng.
+func (s *sim) build(rng *rand.Rand) {
+	t := s.t
 	var err error
 	if s.part, err = matcher.NewPartition(matcher.ModeRange, s.nM); err != nil {
 		t.Fatal(err)
@@ -592,12 +647,14 @@ func newSim(t testing.TB, seed int64) *sim {
 			Matchers: func(int) int { return s.nM }, Slot: func(_, session int) int { return session }}))
 	}
 	for w := range s.nW {
-		sw := &simWriter{s: s, rank: w, recs: NewRecords(), pattern: map[[2]int][]matcher.Box{}}
-		for _, p := range slices.Compact(slices.Clone(s.pat)) {
-			for e := 0; e <= s.epochs; e++ {
-				if e < s.epochs {
-					sw.pattern[[2]int{p, e}] = s.plan(rng, w)
-				}
+		sw := &simWriter{s: s, rank: w, recs: NewRecords(), pattern: map[[2]int][]matcher.Box{}, last: map[int][]matcher.Box{}}
+		pats := slices.Compact(slices.Clone(s.pat))
+		if s.wchg.rank == w {
+			pats = append(pats, changedPattern)
+		}
+		for _, p := range pats {
+			for e := 0; e < s.epochs; e++ {
+				sw.pattern[[2]int{p, e}] = s.plan(rng, w)
 			}
 		}
 		s.writers = append(s.writers, sw)
@@ -605,11 +662,17 @@ func newSim(t testing.TB, seed int64) *sim {
 	for r := range s.nR {
 		s.readers = append(s.readers, &simReader{s: s, rank: r, world: s.nW + r, recs: NewRecords()})
 	}
-	if rng.IntN(5) == 0 {
-		s.victim = rng.IntN(s.nW + s.nR)
-		s.killAt = rng.IntN(60)
+}
+
+// note counts a role's replay outcome of an epoch or round in a cycle.
+func (s *sim) note(cycle int, role string, o replay.Outcome) {
+	if o == replay.Off {
+		return
 	}
-	return s
+	if s.outcomes[cycle] == nil {
+		s.outcomes[cycle] = map[string]int{}
+	}
+	s.outcomes[cycle][role+":"+o.String()]++
 }
 
 // event is one thing the scheduler may do next.
