@@ -300,15 +300,6 @@ func (f *File) doPosts(rd protocol.ReaderReady, posts map[int]*posted) error {
 			delete(posts, id)
 		}
 	}
-	for _, id := range rd.Keep {
-		posts[id].counted = true
-		e.inFlight++
-	}
-	for _, id := range rd.Confirm {
-		posts[id].counted = true
-		e.inFlight++
-		f.countTagged(posts[id].t)
-	}
 	for _, p := range rd.Posts {
 		var blk transport.Block
 		if p.Drain {
@@ -332,6 +323,17 @@ func (f *File) doPosts(rd protocol.ReaderReady, posts map[int]*posted) error {
 				f.countTagged(p.T)
 			}
 		}
+	}
+	// After the new posts: a round may confirm at once the early receives
+	// it posts (the writers' verdicts of this epoch came in an earlier round).
+	for _, id := range rd.Keep {
+		posts[id].counted = true
+		e.inFlight++
+	}
+	for _, id := range rd.Confirm {
+		posts[id].counted = true
+		e.inFlight++
+		f.countTagged(posts[id].t)
 	}
 	return nil
 }

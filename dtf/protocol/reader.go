@@ -27,7 +27,10 @@ type Post struct {
 	Early bool
 }
 
-// ReaderReady is what one step of the reader role asks its driver to do.
+// ReaderReady is what one step of the reader role asks its driver to do,
+// in this order: send, cancel, post, then keep and confirm (which may name
+// receives posted by the same step: a round that starts after every
+// writer's verdict of the epoch came confirms its early receives at once).
 type ReaderReady struct {
 	Sends []Send // control messages to send, in order
 	Posts []Post // receives to post, in order
