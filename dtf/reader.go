@@ -8,7 +8,6 @@ import (
 	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/dtf/stats"
-
 	"github.com/couplet-hpc/couplet/matcher"
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/replay"
