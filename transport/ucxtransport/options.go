@@ -3,6 +3,7 @@ package ucxtransport
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,12 @@ func (o *Options) check() error {
 	}
 	if o.UCX == nil {
 		o.UCX = defaultUCX(os.Getenv("UCX_TLS"))
+		// Through the environment, which ucp_config_read takes in: UCX 1.13
+		// applies tcp settings given by ucp_config_modify to no transport and
+		// warns of them as invalid.
+		for k, v := range tcpBuffers(os.Getenv("UCX_TLS"), os.LookupEnv) {
+			os.Setenv("UCX_"+k, v)
+		}
 	}
 	return nil
 }
@@ -82,4 +89,28 @@ func defaultUCX(tls string) *ucx.Options {
 	}
 	o.ErrMode = ucx.ErrModePeer
 	return o
+}
+
+// tcpSocketBuffer is the send and receive buffer size of UCX's tcp sockets
+// unless UCX_TCP_SNDBUF / UCX_TCP_RCVBUF say otherwise. With the kernel's
+// default ("auto") a block of several MiB crosses loopback in many small
+// steps, each waiting for the peer to wake and drain its socket; with 4 MiB
+// the 64 MiB exchange over tcp measured 1.4-1.7 times faster, on a par
+// with raw MPI over the tcp BTL.
+const tcpSocketBuffer = "4M"
+
+// tcpBuffers returns the UCX settings of the tcp socket buffers that the
+// environment (read through lookup) leaves unset, when UCX_TLS names tcp:
+// UCX warns of settings that no transport in use reads.
+func tcpBuffers(tls string, lookup func(string) (string, bool)) map[string]string {
+	cfg := map[string]string{}
+	if !slices.Contains(strings.Split(strings.ReplaceAll(tls, " ", ""), ","), "tcp") {
+		return cfg
+	}
+	for _, k := range []string{"TCP_SNDBUF", "TCP_RCVBUF"} {
+		if _, set := lookup("UCX_" + k); !set {
+			cfg[k] = tcpSocketBuffer
+		}
+	}
+	return cfg
 }

@@ -1,0 +1,32 @@
+package ucxtransport
+
+import (
+	"maps"
+	"testing"
+)
+
+// TestTCPBuffers: with tcp in UCX_TLS the tcp socket buffers default to
+// tcpSocketBuffer, and a setting in the environment wins; without tcp
+// nothing is set (UCX would warn of unused settings).
+func TestTCPBuffers(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tls  string
+		env  map[string]string
+		want map[string]string
+	}{
+		{"unset", "tcp", nil, map[string]string{"TCP_SNDBUF": "4M", "TCP_RCVBUF": "4M"}},
+		{"tcp among others", "self, tcp", nil, map[string]string{"TCP_SNDBUF": "4M", "TCP_RCVBUF": "4M"}},
+		{"send set", "tcp", map[string]string{"UCX_TCP_SNDBUF": "64K"}, map[string]string{"TCP_RCVBUF": "4M"}},
+		{"both set", "tcp", map[string]string{"UCX_TCP_SNDBUF": "auto", "UCX_TCP_RCVBUF": "1M"}, map[string]string{}},
+		{"shared memory", "sm", nil, map[string]string{}},
+		{"UCX_TLS unset", "", nil, map[string]string{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := tcpBuffers(c.tls, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+			if !maps.Equal(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
