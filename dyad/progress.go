@@ -51,10 +51,9 @@ func watchStaging(s Step, dest string) (stop func()) {
 		defer close(exited)
 		tick := time.NewTicker(watchInterval)
 		defer tick.Stop()
-		// The pattern's own characters are matched literally; CreateTemp's random part is
-		// digits, so the temporary file of another name that merely starts alike is left out.
-		prefix := strings.TrimSuffix(TempPattern(dest), "*")
-		pattern := globEscape(filepath.Join(filepath.Dir(dest), prefix)) + "*"
+		// Only CreateTemp's random part, digits, may follow the prefix: the temporary
+		// file of another name that merely starts alike is left out.
+		dir, prefix := filepath.Dir(dest), strings.TrimSuffix(TempPattern(dest), "*")
 		var last int64
 		for {
 			select {
@@ -62,12 +61,13 @@ func watchStaging(s Step, dest string) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			ms, _ := filepath.Glob(pattern)
-			for _, m := range ms {
-				if !allDigits(strings.TrimPrefix(filepath.Base(m), prefix)) {
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				rest, ok := strings.CutPrefix(e.Name(), prefix)
+				if !ok || !allDigits(rest) {
 					continue
 				}
-				if st, err := os.Stat(m); err == nil && st.Size() > last {
+				if st, err := e.Info(); err == nil && st.Size() > last {
 					last = st.Size()
 					s.Update(last)
 				}
@@ -78,18 +78,6 @@ func watchStaging(s Step, dest string) (stop func()) {
 		close(done)
 		<-exited
 	}
-}
-
-// globEscape quotes the characters filepath.Match gives a meaning to.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func allDigits(s string) bool {

@@ -198,11 +198,7 @@ func (a *Agent) ownerState(ctx context.Context, owner string) (info *ownerInfo, 
 	if err != nil || !found {
 		return nil, false, rev, err
 	}
-	info = &ownerInfo{}
-	if json.Unmarshal(v, info) != nil {
-		info = nil
-	}
-	return info, true, rev, nil
+	return decodeOwner(v), true, rev, nil
 }
 
 // tracksLiveness says whether the records of this agent's store are tied to leases.
