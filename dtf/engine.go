@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,6 +54,11 @@ type engine struct {
 	opened     []string   // paths the program opened, coupled or not (verbose finalize)
 	stop       chan struct{}
 	bgDone     chan struct{}
+	// waiting counts application calls inside waitFor, which progress the
+	// engine themselves; the background goroutine parks on waited until
+	// the last of them returns rather than waking on a timer meanwhile.
+	waiting atomic.Int32
+	waited  chan struct{}
 }
 
 var (
@@ -101,7 +107,7 @@ func Init(configPath, component string) error {
 	}
 	e.reportStart()
 	if cfg.ProgressThread && mpi.QueryThread() == mpi.ThreadMultiple {
-		e.stop, e.bgDone = make(chan struct{}), make(chan struct{})
+		e.stop, e.bgDone, e.waited = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
 		go e.background()
 	}
 	eng = e
@@ -220,16 +226,35 @@ func current() (*engine, error) {
 // see one thread, not whichever the Go scheduler picks), and sleeps between
 // polls, backing off while nothing arrives. Polling much more often (every
 // 0.1-1 ms) answered matcher rounds sooner, but on 8 ranks over 2 cores
-// the wake-ups slowed the letkf cycle by a quarter.
+// the wake-ups slowed the letkf cycle by a quarter. While an application
+// call waits in waitFor, which polls and drives by itself, the goroutine
+// does not wake at all: it parks until that call returns. Waking on its
+// timer meanwhile only to find the engine held cost each rank thread
+// hand-offs in the Go scheduler and the kernel every millisecond, CPU
+// that the data in flight needed (6 ranks share 2 cores).
 func (e *engine) background() {
 	runtime.LockOSThread()
 	defer close(e.bgDone)
 	idle := bgMinIdle
+	timer := time.NewTimer(idle)
+	defer timer.Stop()
 	for {
+		if e.waiting.Load() > 0 {
+			select {
+			case <-e.stop:
+				return
+			case <-e.waited:
+			}
+			idle = bgMinIdle // the call may have left work behind
+			continue
+		}
+		timer.Reset(idle)
 		select {
 		case <-e.stop:
 			return
-		case <-time.After(idle):
+		case <-e.waited:
+			continue // a wait ended before this goroutine parked: look again
+		case <-timer.C:
 		}
 		// An application call that holds the engine progresses itself
 		// (waitFor polls and drives): the tick is skipped rather than
@@ -250,6 +275,19 @@ func (e *engine) background() {
 	}
 }
 
+// enterWait and leaveWait bracket an application call's waitFor, so that
+// the background goroutine stays parked meanwhile (see background).
+func (e *engine) enterWait() { e.waiting.Add(1) }
+
+func (e *engine) leaveWait() {
+	if e.waiting.Add(-1) == 0 && e.waited != nil {
+		select {
+		case e.waited <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+}
+
 // waitFor runs the progress loop until done reports true, failing after the
 // configured timeout with an error that says what was awaited. Called with
 // e.mu held; it releases the lock between polls so the background goroutine
@@ -266,6 +304,8 @@ func (e *engine) background() {
 // kernel's, because Go's timers round a short sleep of an idle process up
 // to a millisecond.
 func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
+	e.enterWait()
+	defer e.leaveWait()
 	deadline := time.Now().Add(e.cfg.Timeout)
 	sleep := minSleep
 	spins := 0

@@ -57,6 +57,7 @@ var (
 	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin (two copies, as -modes coupled)")
 	nwFlag  = flag.Int("writers", 4, "with -alone: ranks of component w")
 	nrFlag  = flag.Int("readers", 2, "with -alone: ranks of component r")
+	cpu     = flag.Bool("cpu", false, "also print each timed round's CPU time (user+sys) summed over every rank: CPU lines")
 )
 
 // side is the extent of the y and x dimensions: one z-plane is 2 MiB.
@@ -167,6 +168,7 @@ func body(world mpi.Comm) error {
 			if err := mpi.Barrier(world); err != nil {
 				return err
 			}
+			c0 := cpuSeconds()
 			t0 := time.Now()
 			if err := measures[m](r); err != nil {
 				return fmt.Errorf("%s round %d: %w", m, rep, err)
@@ -175,6 +177,16 @@ func body(world mpi.Comm) error {
 				return err
 			}
 			secs := time.Since(t0).Seconds()
+			if *cpu {
+				used := []float64{cpuSeconds() - c0}
+				sum := []float64{0}
+				if err := mpi.Allreduce(world, used, sum, mpi.Sum); err != nil {
+					return err
+				}
+				if world.Rank() == 0 && rep > 0 {
+					fmt.Printf("CPU mode=%s rep=%d seconds=%.6f\n", m, rep, sum[0])
+				}
+			}
 			bad := []int64{0}
 			if !r.writer {
 				bad[0] = r.verify()
@@ -217,6 +229,16 @@ func hugeFloats(n int64) ([]float64, error) {
 	mem = mem[off : off+int(n*8)]
 	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
+}
+
+// cpuSeconds is this process's CPU time so far, user plus system, over
+// all its threads.
+func cpuSeconds() float64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func contains(s []string, x string) bool {
