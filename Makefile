@@ -31,7 +31,9 @@ deps:
 # /tmp) on a bridge, Open MPI across them, a 3-member etcd, an agent per node,
 # and faults; needs root (it skips otherwise). cluster/cluster_test.go.
 cluster-test: deps
-	COUPLET_CLUSTER=1 $(GO) test -count=1 -timeout 15m -v -run '^TestCluster$$' ./cluster/
+	@log=$$(mktemp); set -o pipefail; \
+	COUPLET_CLUSTER=1 $(GO) test -count=1 -timeout 15m -v -run '^TestCluster$$' ./cluster/ 2>&1 | tee $$log; \
+	rc=$$?; [ $$rc -eq 0 ] || .ci/failed-cases $$log; rm -f $$log; exit $$rc
 
 # The same, writing its benchmark numbers into docs/PERFORMANCE.md.
 cluster-bench: deps
