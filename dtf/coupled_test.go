@@ -56,15 +56,19 @@ func TestDecompositions(t *testing.T) {
 		name         string
 		nw, nr       int
 		wgrid, rgrid string
+		size         []string // -ny and -nx when not the defaults
 	}{
-		{"4to2", 4, 2, "4x1", "2x1"},
-		{"2to3", 2, 3, "2x1", "1x3"},
-		{"3to5 uneven", 3, 5, "3x1", "5x1"},
-		{"2x2 to 3x1", 4, 3, "2x2", "3x1"},
+		{"4to2", 4, 2, "4x1", "2x1", nil},
+		{"2to3", 2, 3, "2x1", "1x3", nil},
+		{"3to5 uneven", 3, 5, "3x1", "5x1", nil},
+		{"2x2 to 3x1", 4, 3, "2x2", "3x1", nil},
+		// 2 MiB per writer: the blocking put's copy is mapped memory (copyArena).
+		{"2to2 mapped copies", 2, 2, "2x1", "1x2", []string{"-ny", "1024", "-nx", "512"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			couple(t, "transfer", c.nw, c.nr, []string{"-case", "decomp", "-wgrid", c.wgrid, "-rgrid", c.rgrid}, "num_matchers = 2")
+			args := append([]string{"-case", "decomp", "-wgrid", c.wgrid, "-rgrid", c.rgrid}, c.size...)
+			couple(t, "transfer", c.nw, c.nr, args, "num_matchers = 2")
 		})
 	}
 }

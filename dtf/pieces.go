@@ -115,8 +115,9 @@ func scatterImap(dst, src []byte, esize int, count, imap []int64) {
 
 // packWrite returns the access's data in the variable's type, C order over
 // Count. It aliases the user buffer when no conversion or packing is needed
-// and copy is false. A conversion that overflows still packs and returns ERANGE.
-func packWrite(a *nc.Access, vt nc.Type, copyData bool) ([]byte, error) {
+// and copy is false; otherwise the result comes from alloc. A conversion
+// that overflows still packs and returns ERANGE.
+func packWrite(a *nc.Access, vt nc.Type, copyData bool, alloc func(int64) []byte) ([]byte, error) {
 	if a.Imap == nil && a.BufType == vt && !copyData {
 		return a.Buf[:a.Len()*int64(vt.Size())], nil
 	}
@@ -127,7 +128,7 @@ func packWrite(a *nc.Access, vt nc.Type, copyData bool) ([]byte, error) {
 	} else {
 		src = src[:a.Len()*int64(a.BufType.Size())]
 	}
-	out := make([]byte, a.Len()*int64(vt.Size()))
+	out := alloc(a.Len() * int64(vt.Size()))
 	return out, nc.Convert(out, vt, src, a.BufType)
 }
 

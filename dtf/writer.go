@@ -19,6 +19,7 @@ type writerSession struct {
 	nextSeq   int64
 	iputs     map[int][]*piece // nonblocking put id -> its pieces, until waited
 	dataSends []transport.Pending
+	copies    copyArena // this epoch's copies of put data
 }
 
 func newWriterSession() *writerSession {
@@ -51,7 +52,7 @@ func (f *File) recordWrites(reqs []nc.Access, copyData bool) ([]*piece, error) {
 	for i := range reqs {
 		a := &reqs[i]
 		vt := f.hdr.Vars[a.Var].Type
-		data, err := packWrite(a, vt, copyData)
+		data, err := packWrite(a, vt, copyData, f.w.copies.alloc)
 		if nc.Code(err) == nc.ERANGE {
 			rangeErr = err
 		} else if err != nil {
@@ -186,12 +187,13 @@ func (f *File) waitPuts(ids []int) []error {
 		}
 		copied := map[*byte][]byte{}
 		for _, p := range ps {
-			if len(p.data) == 0 {
-				continue
+			if _, live := f.w.bySeq[p.id]; !live || len(p.data) == 0 {
+				continue // sent in an epoch that ended: nothing left to secure
 			}
 			c, ok := copied[&p.data[0]]
 			if !ok {
-				c = append([]byte(nil), p.data...)
+				c = f.w.copies.alloc(int64(len(p.data)))
+				copy(c, p.data)
 				copied[&p.data[0]] = c
 			}
 			p.data = c
@@ -242,10 +244,12 @@ func (f *File) endWriterEpoch(closing, multiple bool) error {
 		// them so later waits do not poll for them.
 		e.inFlight -= len(f.w.dataSends)
 		f.w.dataSends = nil
+		f.w.copies.abandon()
 	}
 	err = w.Finish(err)
 	f.w.writes = f.w.writes[:0]
 	clear(f.w.bySeq)
+	f.w.copies.release() // every send of the epoch completed
 	f.endEpoch(err)
 	return err
 }
