@@ -5,14 +5,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
 // fetchUCX is the consumer's side of the ucx DTL: it registers (or reuses) a window, asks
-// the owner's agent to fill it, and writes each ready slot to a temporary file, which is
-// verified by size and CRC-32C and renamed into place. Any failure removes the temporary
-// file, so no partial file is left.
+// the owner's agent to fill it, and drains each ready slot into the temporary file, which
+// is verified by its content hash and renamed into place. Any failure removes the
+// temporary file, so no partial file is left.
 func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
 	un, err := a.ucxNode()
 	if err != nil {
@@ -35,6 +37,9 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		return 0, err
 	}
 	defer func() { d.end(err) }()
+	dr := startSlotDrain(d, un.slots)
+	// Before the window goes back (or is unmapped), nothing may still read a slot.
+	defer dr.stop()
 	buf := win.mem.Bytes()
 	for k := int64(0); ; k++ {
 		d.idle()
@@ -42,7 +47,11 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		if err != nil {
 			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
+		if err := dr.err(); err != nil {
+			return n, err
+		}
 		if m.Op == wire.OpEnd {
+			// The producer ends only after every slot was acknowledged, that is drained.
 			reuse = true // the producer is done with the window
 			break
 		}
@@ -53,18 +62,95 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 			return n, fmt.Errorf("unexpected %v (%d bytes at %d) after %d of %d bytes", m.Op, m.Len, m.Off, n, meta.Size)
 		}
 		s := (k % un.slots) * un.slot
-		p := buf[s : s+m.Len]
-		d.add(p)
-		if err := writeSparse(d.tmp, p, m.Off); err != nil {
-			return n, err
-		}
+		dr.drain(buf[s:s+m.Len], m.Off)
 		n += m.Len
-		// The slot is in the file: the producer may fill it again.
-		if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: m.Off}); err != nil {
-			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
-		}
+	}
+	if err := dr.stop(); err != nil {
+		return n, err
 	}
 	return n, d.commit(n)
+}
+
+// slotDrain empties ready window slots on two goroutines of their own, so that the
+// consumer's costs overlap instead of adding up: one writes each slot into the temporary
+// file, the other copies it to the content hasher, while the caller reads the next
+// announcement. A slot is acknowledged (the producer may refill it) once both are done
+// with it; acknowledgements go out in slot order, as the producer expects them.
+type slotDrain struct {
+	d             *download
+	toFile, toSum chan *readySlot
+	wg            sync.WaitGroup
+	fail          atomic.Pointer[error]
+	stopped       bool
+}
+
+// readySlot is one announced slot on its way through the drain.
+type readySlot struct {
+	p      []byte
+	off    int64
+	hashed chan struct{} // closed once the hasher holds its own copy
+}
+
+// startSlotDrain starts draining for download d; depth bounds the slots in the drain at
+// once, which the producer's window already does.
+func startSlotDrain(d *download, depth int64) *slotDrain {
+	dr := &slotDrain{d: d, toFile: make(chan *readySlot, depth), toSum: make(chan *readySlot, depth)}
+	dr.wg.Add(2)
+	go func() {
+		defer dr.wg.Done()
+		for s := range dr.toSum {
+			d.add(s.p)
+			close(s.hashed)
+		}
+	}()
+	go func() {
+		defer dr.wg.Done()
+		for s := range dr.toFile {
+			if dr.err() == nil {
+				if err := writeSparse(d.tmp, s.p, s.off); err != nil {
+					dr.setErr(err)
+				}
+			}
+			<-s.hashed
+			if dr.err() != nil {
+				continue // the fetch fails: no acknowledgement, the producer stops on the broken connection
+			}
+			// The slot is in the file and with the hasher: the producer may fill it again.
+			if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: s.off}); err != nil {
+				dr.setErr(fmt.Errorf("ucx stream broke at %d of %d bytes: %w", s.off, d.meta.Size, err))
+			}
+		}
+	}()
+	return dr
+}
+
+// drain queues slot bytes p, the file's bytes at off.
+func (dr *slotDrain) drain(p []byte, off int64) {
+	s := &readySlot{p: p, off: off, hashed: make(chan struct{})}
+	dr.toSum <- s
+	dr.toFile <- s
+}
+
+func (dr *slotDrain) setErr(err error) { dr.fail.CompareAndSwap(nil, &err) }
+
+// err returns the drain's first failure so far.
+func (dr *slotDrain) err() error {
+	if e := dr.fail.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// stop waits until every queued slot is drained and returns the first failure; later
+// calls return it again.
+func (dr *slotDrain) stop() error {
+	if !dr.stopped {
+		dr.stopped = true
+		close(dr.toSum)
+		close(dr.toFile)
+	}
+	dr.wg.Wait()
+	return dr.err()
 }
 
 // holeBlock is the granularity at which writeSparse leaves zeros as holes.
