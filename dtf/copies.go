@@ -8,44 +8,73 @@ import (
 // the Go heap (see copyArena).
 const bigCopy = 1 << 20
 
-// copyArena holds the copies a writer makes of put data during one epoch
-// (blocking puts that must copy, buffered puts, conversions). Copies of
-// bigCopy bytes or more are mapped memory, unmapped when the epoch's sends
-// are complete: on the Go heap, a single copy of an array of hundreds of
-// megabytes doubles the heap and starts a garbage collection whose idle
+// copyArena holds the copies a writer makes of put data (blocking puts that
+// must copy, buffered puts, conversions). Copies of bigCopy bytes or more
+// are mapped memory: on the Go heap, a single copy of an array of hundreds
+// of megabytes doubles the heap and starts a garbage collection whose idle
 // mark workers take a core for a second or more, which on a node with more
-// ranks than cores is taken from the data in flight. Mapped copies are also
-// backed by huge pages where the kernel allows, which single-copy reads
-// of them need to be fast.
+// ranks than cores is taken from the data in flight. The mappings of one
+// epoch are reused by the next (first touch of fresh pages costs more than
+// the copy itself), and those the next epoch did not reuse are unmapped
+// then; the session's end unmaps the rest. They are backed by huge pages
+// where the kernel allows, which single-copy reads of them need to be fast.
 type copyArena struct {
-	mapped [][]byte
+	used [][]byte // handed out this epoch
+	free [][]byte // mapped, handed out last epoch, free for this one
 }
 
-// alloc returns n zeroed bytes that stay valid until release.
+// alloc returns n bytes that stay valid until the epoch's release. Their
+// content is undefined: callers overwrite them whole.
 func (a *copyArena) alloc(n int64) []byte {
 	if n < bigCopy {
 		return make([]byte, n)
+	}
+	best := -1
+	for i, m := range a.free {
+		if int64(len(m)) >= n && (best < 0 || len(m) < len(a.free[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		m := a.free[best]
+		a.free = append(a.free[:best], a.free[best+1:]...)
+		a.used = append(a.used, m)
+		return m[:n]
 	}
 	mem, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
 		return make([]byte, n) // the heap still works, only slower
 	}
 	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
-	a.mapped = append(a.mapped, mem)
+	a.used = append(a.used, mem)
 	return mem
 }
 
-// release unmaps every mapped copy; nothing may use them afterwards (every
-// send of the epoch has completed).
+// release ends an epoch whose sends all completed: this epoch's copies
+// become free for the next one, and those free ones it did not reuse are
+// unmapped.
 func (a *copyArena) release() {
-	for _, m := range a.mapped {
-		unix.Munmap(m)
-	}
-	clear(a.mapped)
-	a.mapped = a.mapped[:0]
+	unmapAll(a.free)
+	a.free, a.used = a.used, a.free[:0]
 }
 
-// abandon forgets the mapped copies without unmapping them: after a failed
+// close unmaps every copy at the session's end.
+func (a *copyArena) close() {
+	a.release()
+	a.release()
+}
+
+// abandon forgets this epoch's copies without unmapping them: after a failed
 // epoch a send to a dead peer may still be reading one, and a leak is
 // better than a fault.
-func (a *copyArena) abandon() { a.mapped = nil }
+func (a *copyArena) abandon() { a.used = nil }
+
+// mapped is the number of mappings the arena holds.
+func (a *copyArena) mapped() int { return len(a.used) + len(a.free) }
+
+func unmapAll(ms [][]byte) {
+	for _, m := range ms {
+		unix.Munmap(m)
+	}
+	clear(ms)
+}

@@ -32,8 +32,8 @@ func TestCopyArena(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if int64(len(out)) != c.n || len(a.mapped) != c.mapped {
-				t.Fatalf("copy of %d bytes: got %d bytes, %d mapped, want %d mapped", c.n, len(out), len(a.mapped), c.mapped)
+			if int64(len(out)) != c.n || a.mapped() != c.mapped {
+				t.Fatalf("copy of %d bytes: got %d bytes, %d mapped, want %d mapped", c.n, len(out), a.mapped(), c.mapped)
 			}
 			if &out[0] == &acc.Buf[0] {
 				t.Fatal("packWrite aliased the user buffer although asked to copy")
@@ -44,9 +44,9 @@ func TestCopyArena(t *testing.T) {
 					t.Fatalf("element %d is %v, want %d", i, v, i)
 				}
 			}
-			a.release()
-			if len(a.mapped) != 0 {
-				t.Fatalf("%d mappings left after release", len(a.mapped))
+			a.close()
+			if a.mapped() != 0 {
+				t.Fatalf("%d mappings left after close", a.mapped())
 			}
 		})
 	}
@@ -59,7 +59,36 @@ func TestPackWriteAliases(t *testing.T) {
 	src := make([]float64, bigCopy/8)
 	acc := nc.Access{Var: 0, Start: []int64{0}, Count: []int64{int64(len(src))}, Buf: nc.Bytes(src), BufType: nc.DOUBLE}
 	out, err := packWrite(&acc, nc.DOUBLE, false, func(int64) []byte { t.Fatal("alloc called for an aliasing put"); return nil })
-	if err != nil || &out[0] != &acc.Buf[0] || len(a.mapped) != 0 {
+	if err != nil || &out[0] != &acc.Buf[0] || a.mapped() != 0 {
 		t.Fatalf("aliasing put: err %v, aliased %v", err, &out[0] == &acc.Buf[0])
+	}
+}
+
+// TestCopyArenaReuse checks that an epoch reuses the mappings of the one
+// before (smallest that fits), and that release unmaps those not reused.
+func TestCopyArenaReuse(t *testing.T) {
+	var a copyArena
+	m1 := a.alloc(2 * bigCopy)
+	m2 := a.alloc(4 * bigCopy)
+	a.release() // epoch 1 ends: both free
+	if a.mapped() != 2 || len(a.free) != 2 {
+		t.Fatalf("after epoch 1: %d mapped, %d free, want 2 and 2", a.mapped(), len(a.free))
+	}
+	r := a.alloc(bigCopy + 1) // fits both: takes the smaller
+	if &r[0] != &m1[0] || len(r) != bigCopy+1 {
+		t.Fatalf("epoch 2 did not reuse the 2 MiB mapping")
+	}
+	a.release() // epoch 2 ends: the 4 MiB mapping went unused and is unmapped
+	if a.mapped() != 1 || len(a.free) != 1 || &a.free[0][0] != &m1[0] {
+		t.Fatalf("after epoch 2: %d mapped, %d free, want 1 and 1 (the reused one)", a.mapped(), len(a.free))
+	}
+	_ = m2
+	big := a.alloc(8 * bigCopy) // larger than any free: a new mapping
+	if &big[0] == &m1[0] || a.mapped() != 2 {
+		t.Fatalf("a copy larger than every free mapping must map anew (%d mapped)", a.mapped())
+	}
+	a.close()
+	if a.mapped() != 0 {
+		t.Fatalf("%d mappings left after close", a.mapped())
 	}
 }

@@ -250,6 +250,9 @@ func (f *File) endWriterEpoch(closing, multiple bool) error {
 	f.w.writes = f.w.writes[:0]
 	clear(f.w.bySeq)
 	f.w.copies.release() // every send of the epoch completed
+	if closing {
+		f.w.copies.close()
+	}
 	f.endEpoch(err)
 	return err
 }

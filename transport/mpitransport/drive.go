@@ -89,7 +89,7 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 			}
 		}
 		if len(ready) > 0 {
-			readAll(ready)
+			t.readAll(ready)
 			continue // answer the senders, then look again
 		}
 		left := time.Until(deadline)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,7 @@ type singleCopy struct {
 	probe     []byte   // the word same-node peers read at Join
 	from, by  map[int]bool
 	stats     SingleCopyStats
+	ways      int // threads one receive reads with (readWays)
 }
 
 const probeMagic = 0x636f75706c657431 // "couplet1"
@@ -119,6 +121,7 @@ func (t *Transport) joinSingleCopy(enabled bool) error {
 			peers = append(peers, j)
 		}
 	}
+	sc.ways = readWays(runtime.NumCPU(), len(peers)+1)
 	if len(peers) == 0 {
 		return nil
 	}
@@ -343,39 +346,79 @@ func (p *singleRecv) advance() (bool, *mpi.Request, error) {
 	return true, nil, p.err
 }
 
-// readPiece is the smallest share of a block that one goroutine reads,
-// and readWays the most goroutines one block is read by.
-const (
-	readPiece = 4 << 20
-	readWays  = 4
-)
+// readPiece is the smallest share of a block that one thread reads when
+// a rank reads with several (see readWays).
+const readPiece = 4 << 20
 
-// readAll reads the blocks of ops, whose descriptors came, at once: each
-// block in up to readWays pieces on as many goroutines (each a thread in
-// the kernel's copy), so that the copies use every core even when one rank
-// receives, then answers every sender.
-func readAll(ops []*singleRecv) {
-	errs := make([]error, len(ops))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, p := range ops {
-		n := p.b.Bytes()
-		ways := max(1, min(readWays, n/readPiece))
-		for w := range ways {
-			lo, hi := n*w/ways, n*(w+1)/ways
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := cma.ReadRange(*p.d, p.b, lo, hi-lo); err != nil {
-					mu.Lock()
-					if errs[i] == nil {
-						errs[i] = err
-					}
-					mu.Unlock()
-				}
-			}()
+// readWays is how many threads one receiving rank reads with: its share
+// of the node's cores, counting about half the node's ranks as receivers,
+// at least one. Copies need a core each; more readers than cores only
+// switch between one another (on 2 cores, 4 writers and 2 readers reading
+// 16 ways each ran 32 copy threads), and each extra thread is a wake-up
+// through the Go scheduler.
+func readWays(cores, nodeRanks int) int {
+	return max(1, 2*cores/max(1, nodeRanks))
+}
+
+// readChunk is a share of one block's bytes: [lo, lo+n) of ops[op].
+type readChunk struct {
+	op    int
+	lo, n int64
+}
+
+// readPlan cuts blocks of the given sizes into the chunks that ways
+// threads read: whole blocks for one thread, else each block in up to
+// ways chunks of at least readPiece bytes, in block order.
+func readPlan(sizes []int64, ways int) []readChunk {
+	var out []readChunk
+	for i, n := range sizes {
+		k := int64(1)
+		if ways > 1 {
+			k = max(1, min(int64(ways), n/readPiece))
+		}
+		for w := range k {
+			lo, hi := n*w/k, n*(w+1)/k
+			out = append(out, readChunk{i, lo, hi - lo})
 		}
 	}
+	return out
+}
+
+// readAll reads the blocks of ops, whose descriptors came, then answers
+// every sender. With one way it reads on the calling thread, block after
+// block; with more, the caller and ways-1 goroutines (each a thread in the
+// kernel's copy) take chunks of readPlan in turn.
+func (t *Transport) readAll(ops []*singleRecv) {
+	errs := make([]error, len(ops))
+	sizes := make([]int64, len(ops))
+	for i, p := range ops {
+		sizes[i] = p.b.Bytes()
+	}
+	plan := readPlan(sizes, t.sc.ways)
+	var mu sync.Mutex
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := next.Add(1) - 1
+			if k >= int64(len(plan)) {
+				return
+			}
+			c := plan[k]
+			p := ops[c.op]
+			if err := cma.ReadRange(*p.d, p.b, c.lo, c.n); err != nil {
+				mu.Lock()
+				if errs[c.op] == nil {
+					errs[c.op] = err
+				}
+				mu.Unlock()
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(t.sc.ways, len(plan)) - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	for i, p := range ops {
 		if err := p.answer(errs[i]); err != nil {
@@ -422,7 +465,7 @@ func (p *singleRecv) finish(err error) {
 func (p *singleRecv) Test() (bool, error) {
 	p.advance()
 	if p.ready() {
-		readAll([]*singleRecv{p})
+		p.t.readAll([]*singleRecv{p})
 	}
 	done, _, err := p.advance()
 	return done, err
