@@ -215,14 +215,59 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 	}
 	defer ofd.Unlock(lf)
 
-	m, level, err := c.Locate(ctx, upath, minVersion)
+	// A complete local copy needs no agent.
+	if m, ok, err := c.LookupLevel(ctx, LevelLocal, upath, minVersion); err != nil {
+		return "", err
+	} else if ok {
+		c.debugf("located %s version %d at level %v", upath, m.Version, LevelLocal)
+		return abs, nil
+	}
+	if c.cfg.SharedStorage || c.progress != nil {
+		// Both need the record before anything moves: shared storage only compares
+		// sizes, and a progress bar is told the size first.
+		return c.consumeLocated(ctx, upath, abs, minVersion)
+	}
+	sock, err := c.socket(c.cfg.ConsumerDir)
+	if err != nil {
+		return "", err
+	}
+	// One request: the agent locates the record (its cache, else the KVS, where it waits
+	// as the locator would) and stages the file, with no round trip in between.
+	start := time.Now()
+	r, err := call(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: c.Key(upath),
+		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), MinVersion: minVersion, DTL: string(c.cfg.DTL),
+		WaitMs: c.cfg.Timeout.Milliseconds(), TimeoutMs: c.cfg.TransferTimeout.Milliseconds()},
+		c.cfg.Timeout+c.cfg.TransferTimeout+10*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("dyad: consume %s: %w", upath, err)
+	}
+	if !r.Found {
+		c.stats.record(LevelAgent, false, 0)
+		c.stats.record(LevelKVS, false, time.Since(start))
+		return "", fmt.Errorf("dyad: %s not produced within %v", upath, c.cfg.Timeout)
+	}
+	if r.Meta == nil {
+		return "", fmt.Errorf("dyad: consume %s: the agent staged it but sent no metadata", upath)
+	}
+	level := Level(r.Level)
+	if level == LevelKVS {
+		c.stats.record(LevelAgent, false, 0)
+	}
+	if level == LevelAgent || level == LevelKVS {
+		c.stats.record(level, true, time.Duration(r.LocateNs))
+	}
+	c.debugf("staged %s version %d (%d bytes), located at level %v (owner %s)", upath, r.Meta.Version, r.Meta.Size, level, r.Meta.Owner)
+	return abs, nil
+}
+
+// consumeLocated is ConsumeVersion once the local copy is known to be missing or stale, in
+// two requests: the locator's, then the staging of what it found.
+func (c *Client) consumeLocated(ctx context.Context, upath, abs string, minVersion int64) (_ string, err error) {
+	m, level, err := c.locateFrom(ctx, LevelAgent, upath, minVersion)
 	if err != nil {
 		return "", err
 	}
 	c.debugf("located %s version %d at level %v (owner %s)", upath, m.Version, level, m.Owner)
-	if level == LevelLocal {
-		return abs, nil
-	}
 	if c.cfg.SharedStorage {
 		// Shared storage: the producer's file is already here; synchronise only.
 		st, err := os.Stat(abs)

@@ -151,7 +151,12 @@ func (c *Client) lookupLevel(ctx context.Context, l Level, upath string, minVers
 // directory, then the agent's cache, then the global KVS, where it waits up to the
 // configured timeout for the file to be produced.
 func (c *Client) Locate(ctx context.Context, upath string, minVersion int64) (*wire.Meta, Level, error) {
-	for l := LevelLocal; l < LevelKVS; l++ {
+	return c.locateFrom(ctx, LevelLocal, upath, minVersion)
+}
+
+// locateFrom is Locate starting at level from.
+func (c *Client) locateFrom(ctx context.Context, from Level, upath string, minVersion int64) (*wire.Meta, Level, error) {
+	for l := from; l < LevelKVS; l++ {
 		m, ok, err := c.LookupLevel(ctx, l, upath, minVersion)
 		if err != nil {
 			return nil, l, err

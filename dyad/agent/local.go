@@ -65,7 +65,6 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 		a.ctr.cacheMisses.Add(1)
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 	case wire.OpWait:
-		a.ctr.kvsWaits.Add(1)
 		// Stop waiting if the client goes away.
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -74,45 +73,17 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			c.Read(b[:])
 			cancel()
 		}()
-		timeout := time.Duration(m.TimeoutMs) * time.Millisecond
-		accept := func(v []byte) bool {
-			meta, err := wire.DecodeMeta(v)
-			return err == nil && meta.Version >= m.MinVersion
-		}
-		var val []byte
-		var err error
-		if timeout == 0 {
-			// No wait: one read of the KVS.
-			kctx, cancel := a.kvsCtx(wctx, 0)
-			v, found, _, gerr := nsKV(a.kv, m.NS).Get(kctx, m.Key)
-			cancel()
-			if gerr != nil {
-				return fmt.Errorf("look up %s: %w", pathOrKey(m), gerr)
+		meta, err := a.waitRecord(wctx, m.NS, m.Key, pathOrKey(m), m.MinVersion, time.Duration(m.TimeoutMs)*time.Millisecond)
+		if err != nil || meta == nil {
+			if err == nil {
+				err = wire.Write(c, &wire.Msg{Op: wire.OpEnd})
 			}
-			if !found || !accept(v) {
-				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
-			}
-			val = v
-		} else if val, err = kvs.WaitFor(wctx, nsKV(a.kv, m.NS), m.Key, timeout, accept); err != nil {
-			// Not produced in time is an answer, not a failure: the client says so
-			// with the path, which it knows. Unless the KVS itself does not answer.
-			if errors.Is(err, kvs.ErrTimeout) {
-				if perr := a.probeKVS(); perr != nil {
-					return fmt.Errorf("wait for %s: %w", pathOrKey(m), perr)
-				}
-				return wire.Write(c, &wire.Msg{Op: wire.OpEnd})
-			}
-			return fmt.Errorf("wait for %s: %w", pathOrKey(m), err)
-		}
-		meta, err := wire.DecodeMeta(val)
-		if err != nil {
 			return err
 		}
-		a.cache.put(fullKey(m.NS, m.Key), meta)
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(meta)})
 	case wire.OpStage:
-		if m.Meta == nil || m.Dest == "" || m.Path == "" {
-			return errors.New("stage needs metadata, a destination and a sidecar path")
+		if m.Dest == "" || m.Path == "" || (m.Meta == nil && m.Key == "") {
+			return errors.New("stage needs metadata or a key, a destination and a sidecar path")
 		}
 		dtl := a.dtl
 		if m.DTL != "" {
@@ -122,21 +93,37 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			}
 			dtl = d
 		}
-		// The staging runs under its client's deadline and ends when the client goes away.
-		sctx, cancel := context.WithCancel(ctx)
+		// The staging ends when the client goes away.
+		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		if m.TimeoutMs > 0 {
-			sctx, cancel = context.WithTimeout(sctx, time.Duration(m.TimeoutMs)*time.Millisecond)
-			defer cancel()
-		}
 		go func() {
 			var b [1]byte
 			c.Read(b[:])
 			cancel()
 		}()
+		want, reply := m.Meta, &wire.Msg{Op: wire.OpEnd, Found: true}
+		if want == nil {
+			// A consume in one request: the record is located here, then staged.
+			t0 := time.Now()
+			rec, level, err := a.locate(cctx, m)
+			if err != nil || rec == nil {
+				if err == nil {
+					err = wire.Write(c, &wire.Msg{Op: wire.OpEnd}) // not produced in time
+				}
+				return err
+			}
+			want, reply.Level, reply.LocateNs = rec, uint8(level), time.Since(t0).Nanoseconds()
+		}
+		// The transfer runs under its client's deadline.
+		sctx := cctx
+		if m.TimeoutMs > 0 {
+			var scancel context.CancelFunc
+			sctx, scancel = context.WithTimeout(cctx, time.Duration(m.TimeoutMs)*time.Millisecond)
+			defer scancel()
+		}
 		// Stage by the signed record in the KVS, never by what the client passed on.
 		kctx, kcancel := a.kvsCtx(sctx, 0)
-		rec, err := a.signedRecord(kctx, m.NS, m.Meta)
+		rec, err := a.signedRecord(kctx, m.NS, want)
 		kcancel()
 		if err != nil {
 			return err
@@ -147,7 +134,8 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 		if err != nil {
 			return err
 		}
-		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(rec)})
+		reply.Meta = clientMeta(rec)
+		return wire.Write(c, reply)
 	case wire.OpList:
 		kctx, cancel := a.kvsCtx(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
 		defer cancel()
@@ -245,6 +233,65 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		a.info.Printf("published %s version %d (%d bytes)", strings.TrimSpace(out.Path), out.Version, out.Size)
 	}
 	return out, nil
+}
+
+// locate finds the record of an OpStage m that names a key: in this node's cache, else in
+// the KVS, waiting up to m.WaitMs, as a client's locator would ask, level by level. It
+// returns nil, and no error, when no version >= m.MinVersion appeared in time.
+func (a *Agent) locate(ctx context.Context, m *wire.Msg) (*wire.Meta, dyad.Level, error) {
+	if meta, ok := a.cache.get(fullKey(m.NS, m.Key)); ok && meta.Version >= m.MinVersion {
+		a.ctr.cacheHits.Add(1)
+		return meta, dyad.LevelAgent, nil
+	}
+	a.ctr.cacheMisses.Add(1)
+	meta, err := a.waitRecord(ctx, m.NS, m.Key, m.Key, m.MinVersion, time.Duration(m.WaitMs)*time.Millisecond)
+	return meta, dyad.LevelKVS, err
+}
+
+// waitRecord reads the record of key in namespace ns from the global KVS, waiting up to
+// timeout (0: one read) for a version >= minVersion, and caches it. It returns nil, and
+// no error, when none appeared in time; an error when the KVS does not answer. name
+// names the file in errors.
+func (a *Agent) waitRecord(ctx context.Context, ns, key, name string, minVersion int64, timeout time.Duration) (*wire.Meta, error) {
+	a.ctr.kvsWaits.Add(1)
+	accept := func(v []byte) bool {
+		meta, err := wire.DecodeMeta(v)
+		return err == nil && meta.Version >= minVersion
+	}
+	var val []byte
+	if timeout == 0 {
+		// No wait: one read of the KVS.
+		kctx, cancel := a.kvsCtx(ctx, 0)
+		v, found, _, err := nsKV(a.kv, ns).Get(kctx, key)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("look up %s: %w", name, err)
+		}
+		if !found || !accept(v) {
+			return nil, nil
+		}
+		val = v
+	} else {
+		v, err := kvs.WaitFor(ctx, nsKV(a.kv, ns), key, timeout, accept)
+		if err != nil {
+			// Not produced in time is an answer, not a failure: the client says so
+			// with the path, which it knows. Unless the KVS itself does not answer.
+			if errors.Is(err, kvs.ErrTimeout) {
+				if perr := a.probeKVS(); perr != nil {
+					return nil, fmt.Errorf("wait for %s: %w", name, perr)
+				}
+				return nil, nil
+			}
+			return nil, fmt.Errorf("wait for %s: %w", name, err)
+		}
+		val = v
+	}
+	meta, err := wire.DecodeMeta(val)
+	if err != nil {
+		return nil, err
+	}
+	a.cache.put(fullKey(ns, key), meta)
+	return meta, nil
 }
 
 // pathOrKey names a request's file for errors and logs: its path when the client sent

@@ -157,17 +157,32 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	var (
 		d   *download
 		h   *wire.Msg
+		tmp *os.File
 		err error
 	)
+	dropTmp := func() {
+		if tmp != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}
 	for fresh := false; ; fresh = true {
 		c, reused, derr := a.dialPeer(ctx, meta.Owner, fresh)
 		if derr != nil {
+			dropTmp()
 			return nil, derr
 		}
 		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher(a.opts.SkipContentHash)}
 		d.stop = context.AfterFunc(ctx, func() { c.Close() })
 		d.idle()
 		if err = wire.Write(c, req); err == nil {
+			// The temporary file is made while the owner opens the file and replies.
+			if tmp == nil {
+				if tmp, err = createTemp(dest); err != nil {
+					d.end(err)
+					return nil, err
+				}
+			}
 			h, err = wire.Read(c)
 		}
 		if err != nil && reused && ctx.Err() == nil {
@@ -178,6 +193,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 		}
 		break
 	}
+	d.tmp = tmp // from here d.end removes it on failure
 	fail := func(err error) (*download, error) {
 		d.end(err)
 		return nil, err
@@ -192,13 +208,16 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	case h.Meta.Size != meta.Size:
 		return fail(fmt.Errorf("owner has %d bytes, metadata says %d (re-produced meanwhile?)", h.Meta.Size, meta.Size))
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return fail(err)
-	}
-	if d.tmp, err = os.CreateTemp(filepath.Dir(dest), dyad.TempPattern(dest)); err != nil {
-		return fail(err)
-	}
 	return d, nil
+}
+
+// createTemp creates the temporary file that a download into dest fills, beside dest
+// (so that the rename into place stays on one file system), creating its directory.
+func createTemp(dest string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(filepath.Dir(dest), dyad.TempPattern(dest))
 }
 
 // idle renews the connection's deadline while the owner keeps talking.

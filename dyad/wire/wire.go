@@ -38,7 +38,10 @@ const (
 	// OpWait asks the agent to read the global KVS for NS/Key, waiting up to TimeoutMs
 	// for a version >= MinVersion.
 	OpWait
-	// OpStage asks the local agent to fetch Meta from its owner into Dest.
+	// OpStage asks the local agent to fetch Meta from its owner into Dest. Without Meta
+	// it names the file by NS/Key and MinVersion instead: the agent first locates the
+	// record (its cache, else the global KVS, waiting up to WaitMs), so a consume costs
+	// one request; its reply says which locator Level found the record, in LocateNs.
 	OpStage
 	// OpList lists the metadata in NS under Key as a prefix.
 	OpList
@@ -117,6 +120,13 @@ type Msg struct {
 	// DTL is the data transport a consumer asks its agent to stage with (OpStage,
 	// from DYAD_DTL_MODE); empty means the agent's own.
 	DTL string `msgpack:"dtl,omitempty"`
+	// WaitMs bounds an OpStage's wait for its record when it names a key, not Meta.
+	WaitMs int64 `msgpack:"wait,omitempty"`
+	// Level and LocateNs, in the reply to an OpStage that named a key, say which
+	// locator level found the record (the agent's cache or the KVS, numbered as
+	// dyad.Level) and how long that took.
+	Level    uint8 `msgpack:"lvl,omitempty"`
+	LocateNs int64 `msgpack:"locns,omitempty"`
 }
 
 // Window is memory a consumer's agent registered with UCX for the ucx DTL: Slots slots
@@ -201,7 +211,7 @@ func (m *Msg) Validate() error {
 		return fmt.Errorf("%w: chunk length %d not in 1..%d", ErrMalformed, m.N, MaxChunk)
 	case m.Op != OpChunk && m.N != 0:
 		return fmt.Errorf("%w: %v message carries a payload length", ErrMalformed, m.Op)
-	case m.Version < 0 || m.MinVersion < 0 || m.TimeoutMs < 0:
+	case m.Version < 0 || m.MinVersion < 0 || m.TimeoutMs < 0 || m.WaitMs < 0 || m.LocateNs < 0:
 		return fmt.Errorf("%w: negative version or timeout", ErrMalformed)
 	case m.Meta != nil && (m.Meta.Size < 0 || m.Meta.Version < 0):
 		return fmt.Errorf("%w: negative size or version in metadata", ErrMalformed)

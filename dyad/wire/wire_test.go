@@ -17,6 +17,8 @@ func TestRoundTrip(t *testing.T) {
 		{Op: OpFetchUCX, Token: "t", Path: "a", Win: &Window{Worker: []byte{1, 2}, Addr: 1 << 40, Rkey: []byte{3}, SlotSize: 4 << 20, Slots: 4}},
 		{Op: OpReady, Off: 1<<32 + 5, Len: 1 << 20},
 		{Op: OpAck, Off: 1<<32 + 5},
+		{Op: OpStage, NS: "n", Key: "1.a", Path: "/c/.couplet/meta/a", Dest: "/c/a", MinVersion: 2, WaitMs: 60000, TimeoutMs: 600000},
+		{Op: OpEnd, Found: true, Meta: &Meta{Key: "1.a", Size: 1}, Level: 2, LocateNs: 12345},
 	} {
 		var b bytes.Buffer
 		if err := Write(&b, m); err != nil {
@@ -53,6 +55,8 @@ func TestRejects(t *testing.T) {
 		{Op: OpReady, Len: MaxSlot + 1},
 		{Op: OpAck, Off: -1},
 		{Op: OpAck, Len: 3},
+		{Op: OpStage, Key: "k", WaitMs: -1},
+		{Op: OpEnd, LocateNs: -1},
 		{Op: OpFetchUCX, Win: &Window{Worker: []byte{1}, Rkey: []byte{1}, SlotSize: 0, Slots: 1}},
 		{Op: OpFetchUCX, Win: &Window{Worker: []byte{1}, Rkey: []byte{1}, SlotSize: 1, Slots: MaxSlots + 1}},
 		{Op: OpFetchUCX, Win: &Window{Rkey: []byte{1}, SlotSize: 1, Slots: 1}},
