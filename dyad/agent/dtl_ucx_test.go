@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -94,5 +95,63 @@ func TestWriteSparse(t *testing.T) {
 	}
 	if st, _ := f.Stat(); st.Size() != int64(len(want)) {
 		t.Fatalf("zero chunk changed the size to %d", st.Size())
+	}
+}
+
+// TestSparseWriter feeds the consumer's writer pieces in hasher buffers: the file reads
+// back exactly, zero pieces stay holes, and every piece reaches the hasher, whose sum is
+// the content hash of the whole file. After a write error the error is reported and the
+// remaining pieces still reach the hasher, so that nothing waits on a lost buffer.
+func TestSparseWriter(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	want := make([]byte, 5*hashPiece+77)
+	for i := range want[:2*hashPiece] {
+		want[i] = byte(r.Uint32() | 1)
+	}
+	for i := 4 * hashPiece; i < len(want); i++ { // zeros in between: a hole
+		want[i] = byte(r.Uint32() | 1)
+	}
+	for _, broken := range []bool{false, true} {
+		f, err := os.Create(filepath.Join(t.TempDir(), "w"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &download{tmp: f, content: newContentHasher(false)}
+		if broken {
+			f.Close() // every write fails
+		}
+		w := startSparseWriter(d)
+		for off := 0; off < len(want); off += hashPiece {
+			b := d.content.buffer(min(hashPiece, len(want)-off))
+			copy(b, want[off:])
+			w.write(b, int64(off))
+		}
+		err = w.close()
+		sum := d.content.Sum()
+		h := newContentHash()
+		h.Write(want)
+		if !bytes.Equal(sum, h.Sum(nil)) {
+			t.Fatalf("broken=%v: hasher saw other bytes than the file's", broken)
+		}
+		if broken {
+			if err == nil || !errors.Is(err, os.ErrClosed) {
+				t.Fatalf("write to a closed file: err = %v, want os.ErrClosed", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(int64(len(want))); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(f.Name())
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %d bytes (%v), differ from the %d written", len(got), err, len(want))
+		}
+		if st, _ := f.Stat(); st.Sys().(*syscall.Stat_t).Blocks*512 > int64(len(want)-hashPiece) {
+			t.Errorf("%d bytes on disk: the zero piece was written, not left as a hole", st.Sys().(*syscall.Stat_t).Blocks*512)
+		}
+		f.Close()
 	}
 }

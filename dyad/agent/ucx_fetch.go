@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
@@ -15,6 +14,14 @@ import (
 // the owner's agent to fill it, and drains each ready slot into the temporary file, which
 // is verified by its content hash and renamed into place. Any failure removes the
 // temporary file, so no partial file is left.
+//
+// A ready slot is copied out in pieces of hashPiece bytes into the hasher's buffers and
+// acknowledged (the producer may refill it) once copied; a goroutine of its own writes
+// each piece into the file and hands it on to the hasher. Writing straight from the
+// window cost several times more: the kernel's copy into the page cache then reads a
+// source of megabytes that has left the cache (and, on this VM, its pages one by one
+// afresh), where a piece just copied is still in it. The copy-out, the write and the hash
+// overlap, as in the rpc DTL.
 func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
 	un, err := a.ucxNode()
 	if err != nil {
@@ -37,9 +44,8 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		return 0, err
 	}
 	defer func() { d.end(err) }()
-	dr := startSlotDrain(d, un.slots)
-	// Before the window goes back (or is unmapped), nothing may still read a slot.
-	defer dr.stop()
+	w := startSparseWriter(d)
+	defer w.close()
 	buf := win.mem.Bytes()
 	for k := int64(0); ; k++ {
 		d.idle()
@@ -47,11 +53,7 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		if err != nil {
 			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
-		if err := dr.err(); err != nil {
-			return n, err
-		}
 		if m.Op == wire.OpEnd {
-			// The producer ends only after every slot was acknowledged, that is drained.
 			reuse = true // the producer is done with the window
 			break
 		}
@@ -62,95 +64,79 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 			return n, fmt.Errorf("unexpected %v (%d bytes at %d) after %d of %d bytes", m.Op, m.Len, m.Off, n, meta.Size)
 		}
 		s := (k % un.slots) * un.slot
-		dr.drain(buf[s:s+m.Len], m.Off)
-		n += m.Len
+		for p := buf[s : s+m.Len]; len(p) > 0; {
+			b := d.content.buffer(min(len(p), hashPiece))
+			copy(b, p)
+			w.write(b, n)
+			p, n = p[len(b):], n+int64(len(b))
+		}
+		if err := w.err(); err != nil {
+			return n, err
+		}
+		// The slot is copied out: the producer may fill it again.
+		if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: m.Off}); err != nil {
+			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
+		}
 	}
-	if err := dr.stop(); err != nil {
+	if err := w.close(); err != nil {
 		return n, err
 	}
 	return n, d.commit(n)
 }
 
-// slotDrain empties ready window slots on two goroutines of their own, so that the
-// consumer's costs overlap instead of adding up: one writes each slot into the temporary
-// file, the other copies it to the content hasher, while the caller reads the next
-// announcement. A slot is acknowledged (the producer may refill it) once both are done
-// with it; acknowledgements go out in slot order, as the producer expects them.
-type slotDrain struct {
-	d             *download
-	toFile, toSum chan *readySlot
-	wg            sync.WaitGroup
-	fail          atomic.Pointer[error]
-	stopped       bool
+// sparseWriter writes pieces of a download into its temporary file with writeSparse, in
+// order, on a goroutine of its own, and hands each piece on to the content hasher.
+type sparseWriter struct {
+	d      *download
+	in     chan piece
+	done   chan struct{}
+	fail   atomic.Pointer[error]
+	closed bool
 }
 
-// readySlot is one announced slot on its way through the drain.
-type readySlot struct {
-	p      []byte
-	off    int64
-	hashed chan struct{} // closed once the hasher holds its own copy
+// piece is a buffer of the hasher holding the file's bytes at off.
+type piece struct {
+	b   []byte
+	off int64
 }
 
-// startSlotDrain starts draining for download d; depth bounds the slots in the drain at
-// once, which the producer's window already does.
-func startSlotDrain(d *download, depth int64) *slotDrain {
-	dr := &slotDrain{d: d, toFile: make(chan *readySlot, depth), toSum: make(chan *readySlot, depth)}
-	dr.wg.Add(2)
+func startSparseWriter(d *download) *sparseWriter {
+	w := &sparseWriter{d: d, in: make(chan piece, hasherDepth), done: make(chan struct{})}
 	go func() {
-		defer dr.wg.Done()
-		for s := range dr.toSum {
-			d.add(s.p)
-			close(s.hashed)
-		}
-	}()
-	go func() {
-		defer dr.wg.Done()
-		for s := range dr.toFile {
-			if dr.err() == nil {
-				if err := writeSparse(d.tmp, s.p, s.off); err != nil {
-					dr.setErr(err)
+		defer close(w.done)
+		for p := range w.in {
+			if w.err() == nil {
+				if err := writeSparse(d.tmp, p.b, p.off); err != nil {
+					w.fail.CompareAndSwap(nil, &err)
 				}
 			}
-			<-s.hashed
-			if dr.err() != nil {
-				continue // the fetch fails: no acknowledgement, the producer stops on the broken connection
-			}
-			// The slot is in the file and with the hasher: the producer may fill it again.
-			if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: s.off}); err != nil {
-				dr.setErr(fmt.Errorf("ucx stream broke at %d of %d bytes: %w", s.off, d.meta.Size, err))
-			}
+			d.content.Write(p.b)
 		}
 	}()
-	return dr
+	return w
 }
 
-// drain queues slot bytes p, the file's bytes at off.
-func (dr *slotDrain) drain(p []byte, off int64) {
-	s := &readySlot{p: p, off: off, hashed: make(chan struct{})}
-	dr.toSum <- s
-	dr.toFile <- s
-}
+// write queues b, a buffer from the hasher holding the bytes at off; the caller must not
+// touch b afterwards.
+func (w *sparseWriter) write(b []byte, off int64) { w.in <- piece{b, off} }
 
-func (dr *slotDrain) setErr(err error) { dr.fail.CompareAndSwap(nil, &err) }
-
-// err returns the drain's first failure so far.
-func (dr *slotDrain) err() error {
-	if e := dr.fail.Load(); e != nil {
+// err returns the first write error so far.
+func (w *sparseWriter) err() error {
+	if e := w.fail.Load(); e != nil {
 		return *e
 	}
 	return nil
 }
 
-// stop waits until every queued slot is drained and returns the first failure; later
-// calls return it again.
-func (dr *slotDrain) stop() error {
-	if !dr.stopped {
-		dr.stopped = true
-		close(dr.toSum)
-		close(dr.toFile)
+// close waits until every queued piece is written and hashed-on, and returns the first
+// write error; later calls return it again.
+func (w *sparseWriter) close() error {
+	if !w.closed {
+		w.closed = true
+		close(w.in)
 	}
-	dr.wg.Wait()
-	return dr.err()
+	<-w.done
+	return w.err()
 }
 
 // holeBlock is the granularity at which writeSparse leaves zeros as holes.
