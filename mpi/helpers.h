@@ -49,12 +49,17 @@ static inline int h_waitall(int n, MPI_Request *reqs, MPI_Status *sts) {
 	return PMPI_Waitall(n, reqs, sts);
 }
 
+// Open MPI's switch for giving the CPU away in an idle progress call (set
+// when ranks outnumber cores). Weak, so another MPI leaves it NULL.
+extern bool opal_progress_set_yield_when_idle(bool) __attribute__((weak));
+
 // h_testall_for calls MPI_Testall until all n requests are complete,
 // budget_ns nanoseconds have passed (one call when budget_ns <= 0) or, when
 // watch_tag >= 0, a message with that tag is waiting on comm (*watched is
 // then 1, as it is when the probe fails), so that polling MPI progress
-// costs no cgo round trip per poll.
-// It never yields: the caller decides how to share the CPU between calls.
+// costs no cgo round trip per poll. It never yields itself; Open MPI's
+// progress inside Testall yields when idle where ranks outnumber cores, once
+// per round, as MPI_Waitall's does.
 static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, MPI_Comm comm, int watch_tag, int *flag, int *watched) {
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -63,8 +68,15 @@ static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long 
 		int rc = PMPI_Testall(n, reqs, flag, sts);
 		if (rc != MPI_SUCCESS || *flag || budget_ns <= 0) return rc;
 		if (watch_tag >= 0) {
+			// The probe progresses too; only Testall's progress may yield
+			// when idle, as one progress call per round of MPI_Waitall
+			// does: a second yield per round doubled the context switches
+			// of ranks that outnumber the cores.
 			MPI_Status st;
+			bool prev = false;
+			if (opal_progress_set_yield_when_idle) prev = opal_progress_set_yield_when_idle(false);
 			rc = PMPI_Iprobe(MPI_ANY_SOURCE, watch_tag, comm, watched, &st);
+			if (opal_progress_set_yield_when_idle) opal_progress_set_yield_when_idle(prev);
 			if (rc != MPI_SUCCESS) *watched = 1;
 			if (*watched) return rc;
 		}
@@ -73,9 +85,6 @@ static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long 
 	}
 }
 
-// Open MPI's switch for giving the CPU away in an idle progress call (set
-// when ranks outnumber cores). Weak, so another MPI leaves it NULL.
-extern bool opal_progress_set_yield_when_idle(bool) __attribute__((weak));
 
 // h_poll is MPI_Iprobe that never yields the CPU, and looks a second time
 // after a miss: Open MPI's ob1 matches first and progresses after, so a

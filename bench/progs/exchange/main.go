@@ -57,7 +57,7 @@ var (
 	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin (two copies, as -modes coupled)")
 	nwFlag  = flag.Int("writers", 4, "with -alone: ranks of component w")
 	nrFlag  = flag.Int("readers", 2, "with -alone: ranks of component r")
-	cpu     = flag.Bool("cpu", false, "also print each timed round's CPU time (user+sys) summed over every rank: CPU lines")
+	cpu     = flag.Bool("cpu", false, "also print each timed round's CPU time (user+sys) and context switches summed over every rank: CPU lines")
 )
 
 // side is the extent of the y and x dimensions: one z-plane is 2 MiB.
@@ -168,7 +168,7 @@ func body(world mpi.Comm) error {
 			if err := mpi.Barrier(world); err != nil {
 				return err
 			}
-			c0 := cpuSeconds()
+			c0, s0 := cpuSeconds()
 			t0 := time.Now()
 			if err := measures[m](r); err != nil {
 				return fmt.Errorf("%s round %d: %w", m, rep, err)
@@ -178,13 +178,14 @@ func body(world mpi.Comm) error {
 			}
 			secs := time.Since(t0).Seconds()
 			if *cpu {
-				used := []float64{cpuSeconds() - c0}
-				sum := []float64{0}
+				c1, s1 := cpuSeconds()
+				used := []float64{c1 - c0, s1 - s0}
+				sum := []float64{0, 0}
 				if err := mpi.Allreduce(world, used, sum, mpi.Sum); err != nil {
 					return err
 				}
 				if world.Rank() == 0 && rep > 0 {
-					fmt.Printf("CPU mode=%s rep=%d seconds=%.6f\n", m, rep, sum[0])
+					fmt.Printf("CPU mode=%s rep=%d seconds=%.6f switches=%.0f\n", m, rep, sum[0], sum[1])
 				}
 			}
 			bad := []int64{0}
@@ -231,14 +232,14 @@ func hugeFloats(n int64) ([]float64, error) {
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
 }
 
-// cpuSeconds is this process's CPU time so far, user plus system, over
-// all its threads.
-func cpuSeconds() float64 {
+// cpuSeconds is this process's CPU time so far, user plus system, and its
+// context switches (voluntary and not), over all its threads.
+func cpuSeconds() (secs, switches float64) {
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9, float64(ru.Nvcsw + ru.Nivcsw)
 }
 
 func contains(s []string, x string) bool {
