@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -94,7 +95,11 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		return 0, err
 	}
 	defer func() { d.end(err) }()
-	d.w = startFileWriter(d.tmp, d.content.Write)
+	// The bytes go from the socket into the file in the kernel (splice, as a plain
+	// io.Copy from a socket to a file does): no pass through user space on the receiving
+	// path. The content hash reads each range back from the page cache on a goroutine of
+	// its own, beside the transfer.
+	d.back = startReadBack(d.tmp, d.content)
 	for {
 		d.idle()
 		m, err := wire.Read(d.c)
@@ -110,23 +115,34 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 		if m.Op != wire.OpChunk || n+m.N > meta.Size {
 			return n, fmt.Errorf("unexpected %v (%d bytes) after %d of %d bytes", m.Op, m.N, n, meta.Size)
 		}
-		// Each piece of the chunk goes into the file on the writer's goroutine and then
-		// through the hash on the hasher's, while the next one is received.
 		for left := m.N; left > 0; {
-			p := d.content.buffer(int(min(left, hashPiece)))
-			if _, err := readFull(d.c, p, d.idle); err != nil {
+			// At most a pipe's worth per call, so that the idle deadline is renewed as
+			// the bytes arrive.
+			k := min(left, splicePiece)
+			d.idle()
+			got, err := d.tmp.ReadFrom(io.LimitReader(d.c, k))
+			if got > 0 {
+				d.back.add(n, got)
+			}
+			n += got
+			left -= got
+			if err == nil && got < k {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					err = fmt.Errorf("owner silent for too long: %w", err)
+				}
 				return n, fmt.Errorf("stream broke after %d of %d bytes: %w", n, meta.Size, err)
 			}
-			d.w.Write(p)
-			if err := d.w.Err(); err != nil {
-				return n, err
-			}
-			n += int64(len(p))
-			left -= int64(len(p))
 		}
 	}
 	return n, d.commit(n)
 }
+
+// splicePiece is the most a staging moves from the socket into its file per call: the
+// pipe size that splice goes through.
+const splicePiece = 1 << 20
 
 // download is one fetch from an owner's agent, whatever the DTL: the control
 // connection once the owner accepted, and the temporary file the bytes go to
@@ -140,8 +156,8 @@ type download struct {
 	tmp  *os.File
 	// content checks the hash the signed record names, at commit.
 	content *contentHasher
-	// w, when set, writes the received bytes to tmp and hands them to content.
-	w *fileWriter
+	// back, when set, reads the ranges already in tmp back for content.
+	back *readBack
 	// clean says that the owner ended its reply: the connection may serve another fetch.
 	clean bool
 }
@@ -231,8 +247,8 @@ func (d *download) commit(n int64) error {
 	if n != d.meta.Size {
 		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
 	}
-	if d.w != nil {
-		if err := d.w.Close(); err != nil {
+	if d.back != nil {
+		if err := d.back.close(); err != nil {
 			return err
 		}
 	}
@@ -262,8 +278,8 @@ func (d *download) commit(n int64) error {
 // end releases the connection: back to the pool after a clean fetch, closed otherwise.
 // After a failure it removes the temporary file, so no partial file is ever left.
 func (d *download) end(err error) {
-	if d.w != nil {
-		d.w.Close() // before the hasher: the writer hands it every piece
+	if d.back != nil {
+		d.back.close() // before the hasher: it hands the hasher every range
 	}
 	d.content.close()
 	if d.stop() && err == nil && d.clean {
@@ -275,23 +291,6 @@ func (d *download) end(err error) {
 		d.tmp.Close()
 		os.Remove(d.tmp.Name())
 	}
-}
-
-// readFull reads len(p) bytes, renewing the idle deadline as data arrives.
-func readFull(c net.Conn, p []byte, idle func()) (int, error) {
-	got := 0
-	for got < len(p) {
-		k, err := c.Read(p[got:])
-		got += k
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				err = fmt.Errorf("owner silent for too long: %w", err)
-			}
-			return got, err
-		}
-		idle()
-	}
-	return got, nil
 }
 
 // writeAtomic writes b to p through a temporary file and a rename. An existing p is
