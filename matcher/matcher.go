@@ -44,32 +44,11 @@ func (m *Matcher) Len() (writes, reads int) { return len(m.writes), len(m.reads)
 // theirs.
 func (m *Matcher) Reset() { m.writes, m.reads = nil, nil }
 
-// Match matches writes against reads; see Matcher.Match.
+// Match matches writes against reads; see Matcher.Match. It fails if a
+// box is malformed.
 func Match(writes []Write, reads []Read) (Schedule, error) {
 	m := Matcher{writes: writes, reads: reads}
-	for _, w := range writes {
-		if err := w.Box.Validate(); err != nil {
-			return Schedule{}, fmt.Errorf("write of rank %d, variable %d: %w", w.Rank, w.Var, err)
-		}
-	}
-	for _, r := range reads {
-		if err := r.Box.Validate(); err != nil {
-			return Schedule{}, fmt.Errorf("read %d of rank %d, variable %d: %w", r.ID, r.Rank, r.Var, err)
-		}
-	}
 	return m.Match()
-}
-
-// varWrites holds the non-empty writes of one variable and their index.
-type varWrites struct {
-	d    int
-	ids  []int32 // global write indices, by local index (ascending)
-	seq  []int64 // Seq by local index, for cache-friendly priority tests
-	rank []int   // Rank by local index
-	// shared[i]: some other write of the variable overlaps write i. Only
-	// shared writes need the last-write-wins subtraction.
-	shared []bool
-	idx    *index // built on first use
 }
 
 // Match serves every element of every read with exactly one write: among
@@ -82,47 +61,30 @@ type varWrites struct {
 // then per read O(1 + k) index work for the k writes it overlaps; only reads
 // served by overlapping writes pay for box subtraction.
 func (m *Matcher) Match() (Schedule, error) {
-	scalars, restore := m.promoteScalars()
-	s, err := m.match()
-	restore()
-	if len(scalars) > 0 {
-		demoteScalars(&s, scalars)
+	if len(m.writes) > math.MaxInt32 || len(m.reads) > math.MaxInt32 {
+		return Schedule{}, fmt.Errorf("matcher: too many requests (%d writes, %d reads)", len(m.writes), len(m.reads))
+	}
+	ws, err := collectWrites(m.writes)
+	if err != nil {
+		return Schedule{}, err
+	}
+	order, err := m.readOrder(ws)
+	if err != nil {
+		return Schedule{}, err
+	}
+	if ws.groupErr != nil {
+		return Schedule{}, ws.groupErr
+	}
+	s, err := m.match(ws, order)
+	if len(ws.scalars) > 0 {
+		demoteScalars(&s, ws.scalars)
 	}
 	return s, err
 }
 
-// unitBox is how a scalar (0-D) variable is matched: the flat box lists of
+// unitBox is how a scalar (0-D) request is matched: the flat box lists of
 // the overlap path need at least one dimension to hold a box.
 func unitBox() Box { return Box{Start: []int64{0}, Count: []int64{1}} }
-
-// promoteScalars rewrites 0-D requests as the 1-D unit box for matching. It
-// returns the variables it touched and a function that puts the caller's
-// boxes back, since requests are kept without copying.
-func (m *Matcher) promoteScalars() (map[int]bool, func()) {
-	var scalars map[int]bool
-	var undo []*Box
-	mark := func(v int, b *Box) {
-		if b.Dims() == 0 {
-			if scalars == nil {
-				scalars = map[int]bool{}
-			}
-			scalars[v] = true
-			undo = append(undo, b)
-			*b = unitBox()
-		}
-	}
-	for i := range m.writes {
-		mark(m.writes[i].Var, &m.writes[i].Box)
-	}
-	for i := range m.reads {
-		mark(m.reads[i].Var, &m.reads[i].Box)
-	}
-	return scalars, func() {
-		for _, b := range undo {
-			*b = Box{Start: []int64{}, Count: []int64{}}
-		}
-	}
-}
 
 // demoteScalars gives the scalar variables' missing boxes back their 0
 // dimensions. Transfers need nothing: At takes the dimensions from the read.
@@ -136,19 +98,10 @@ func demoteScalars(s *Schedule, scalars map[int]bool) {
 	}
 }
 
-func (m *Matcher) match() (Schedule, error) {
-	if len(m.writes) > math.MaxInt32 || len(m.reads) > math.MaxInt32 {
-		return Schedule{}, fmt.Errorf("matcher: too many requests (%d writes, %d reads)", len(m.writes), len(m.reads))
-	}
-	vars, err := m.groupWrites()
-	if err != nil {
-		return Schedule{}, err
-	}
-	order := m.readOrder()
-
-	bucket, nb := m.writerBuckets()
+// match matches the reads, in order, against the collected writes.
+func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 	var (
-		out       = recs{bucket: bucket, counts: make([]int, nb)}
+		out       = recs{lists: make([]recList, len(ws.ranks))}
 		coords    arena
 		fc        flatCoalescer // scratch for the overlap path
 		uncovered []Uncovered
@@ -163,19 +116,24 @@ func (m *Matcher) match() (Schedule, error) {
 			continue
 		}
 		if r.Var != lastVar || vw == nil {
-			lastVar, vw = r.Var, vars[r.Var]
+			lastVar, vw = r.Var, ws.vars[r.Var]
 		}
+		dims := r.Box.Dims()
 		if vw == nil {
-			uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: []Box{r.Box.Clone()}})
+			miss := r.Box.Clone()
+			if dims == 0 {
+				miss = unitBox()
+			}
+			uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: []Box{miss}})
 			continue
 		}
 		d := vw.d
-		if r.Box.Dims() != d {
+		if max(dims, 1) != d {
 			return Schedule{}, fmt.Errorf("matcher: read %d of rank %d on variable %d has %d dimensions, its writes have %d",
-				r.ID, r.Rank, r.Var, r.Box.Dims(), d)
+				r.ID, r.Rank, r.Var, max(dims, 1), d)
 		}
 		if vw.idx == nil {
-			vw.idx = m.buildIndex(vw)
+			vw.idx = vw.buildIndex()
 		}
 		x := vw.idx
 		if cap(qlo) < d {
@@ -183,9 +141,13 @@ func (m *Matcher) match() (Schedule, error) {
 			cut = make([]int64, 2*d)
 		}
 		qlo, qhi, ilo, ihi = qlo[:d], qhi[:d], ilo[:d], ihi[:d]
-		for k := range d {
-			qlo[k] = r.Box.Start[k]
-			qhi[k] = r.Box.Start[k] + r.Box.Count[k]
+		if dims == 0 {
+			qlo[0], qhi[0] = 0, 1
+		} else {
+			for k := range d {
+				qlo[k] = r.Box.Start[k]
+				qhi[k] = r.Box.Start[k] + r.Box.Count[k]
+			}
 		}
 		cands = x.query(qlo, qhi, cands[:0])
 		vw.sortByPriority(cands)
@@ -211,9 +173,9 @@ func (m *Matcher) match() (Schedule, error) {
 					}
 				}
 			}
-			w := vw.ids[c]
+			w, wb := vw.global(c), vw.bucket[c]
 			if clean { // the common case: nobody later wrote over this part
-				out.add(ri, w)
+				out.add(wb, ri, w)
 				covered, exact = addSat(covered, v, exact)
 				continue
 			}
@@ -232,7 +194,7 @@ func (m *Matcher) match() (Schedule, error) {
 			bufA = fc.coalesce(bufA, d)
 			for p := 0; p < len(bufA); p += 2 * d {
 				c, ch, off := coords.alloc(2 * d)
-				out.addPiece(ri, w, ch, off)
+				out.addPiece(wb, ri, w, ch, off)
 				v := int64(1)
 				for k := range d {
 					c[k], c[d+k] = bufA[p+k], bufA[p+d+k]-bufA[p+k]
@@ -252,57 +214,18 @@ func (m *Matcher) match() (Schedule, error) {
 			}
 		}
 	}
-	return Schedule{writes: m.writes, reads: m.reads, recs: assemble(&out), pieces: out.pieces, coords: &coords, Uncovered: uncovered}, nil
+	segs, ends := out.segments(ws.ranks)
+	return Schedule{writes: m.writes, reads: m.reads, segs: segs, ends: ends, pieces: out.pieces, coords: &coords, Uncovered: uncovered}, nil
 }
 
-// groupWrites indexes the non-empty writes by variable, checking that each
-// variable has one number of dimensions.
-func (m *Matcher) groupWrites() (map[int]*varWrites, error) {
-	vars := map[int]*varWrites{}
-	var last *varWrites
-	lastVar := math.MinInt
-	for i := range m.writes {
-		w := &m.writes[i]
-		if w.Box.Empty() {
-			continue
-		}
-		if last == nil || w.Var != lastVar {
-			last, lastVar = vars[w.Var], w.Var
-			if last == nil {
-				last = &varWrites{d: w.Box.Dims()}
-				vars[w.Var] = last
-			}
-		}
-		if w.Box.Dims() != last.d {
-			return nil, fmt.Errorf("matcher: writes on variable %d have %d and %d dimensions", w.Var, last.d, w.Box.Dims())
-		}
-		last.ids = append(last.ids, int32(i))
-	}
-	return vars, nil
-}
-
-// buildIndex flattens the boxes of vw and indexes them.
-func (m *Matcher) buildIndex(vw *varWrites) *index {
-	d, n := vw.d, len(vw.ids)
-	lo, hi := make([]int64, n*d), make([]int64, n*d)
-	vw.seq, vw.rank = make([]int64, n), make([]int, n)
-	for i, id := range vw.ids {
-		vw.seq[i], vw.rank[i] = m.writes[id].Seq, m.writes[id].Rank
-		b := m.writes[id].Box
-		for k := range d {
-			lo[i*d+k] = b.Start[k]
-			hi[i*d+k] = b.Start[k] + b.Count[k]
-		}
-	}
+// buildIndex indexes the boxes of vw and finds the writes that overlap
+// another.
+func (vw *varWrites) buildIndex() *index {
+	d, n := vw.d, len(vw.seq)
+	lo, hi := vw.lo, vw.hi
 	x := newIndex(d, n, lo, hi)
 	// Find writes that overlap another write: one small query per write.
 	vw.shared = make([]bool, n)
-	if d == 0 { // scalars all overlap
-		for i := range vw.shared {
-			vw.shared[i] = n > 1
-		}
-		return x
-	}
 	// Two overlapping boxes of one grid level share a cell, so the first
 	// level's pairs are found within its cells (a block decomposition has
 	// one box per cell: a linear pass). Every other box queries the whole
@@ -311,6 +234,9 @@ func (m *Matcher) buildIndex(vw *varWrites) *index {
 	if lv := &x.levels[0]; lv.cell != nil {
 		first = 1
 		for c := range len(lv.cellStart) - 1 {
+			if lv.cellStart[c+1]-lv.cellStart[c] < 2 {
+				continue
+			}
 			ids := lv.ids[lv.cellStart[c]:lv.cellStart[c+1]]
 			for i, a := range ids {
 				for _, b := range ids[i+1:] {
@@ -336,12 +262,23 @@ func (m *Matcher) buildIndex(vw *varWrites) *index {
 	return x
 }
 
-// readOrder returns read indices sorted by (Rank, Var, ID), stable.
-func (m *Matcher) readOrder() []int32 {
+// readOrder validates the reads and returns their indices sorted by (Rank,
+// Var, ID), stable. It notes the variables of 0-D reads in ws.scalars.
+func (m *Matcher) readOrder(ws *writeSet) ([]int32, error) {
 	order := make([]int32, len(m.reads))
 	sorted := true
 	lo, hi := math.MaxInt, math.MinInt
 	for i := range order {
+		r := &m.reads[i]
+		if err := r.Box.Validate(); err != nil {
+			return nil, fmt.Errorf("read %d of rank %d, variable %d: %w", r.ID, r.Rank, r.Var, err)
+		}
+		if r.Box.Dims() == 0 {
+			if ws.scalars == nil {
+				ws.scalars = map[int]bool{}
+			}
+			ws.scalars[r.Var] = true
+		}
 		order[i] = int32(i)
 		if i > 0 && sorted && m.compareReads(int32(i-1), int32(i)) > 0 {
 			sorted = false
@@ -349,7 +286,7 @@ func (m *Matcher) readOrder() []int32 {
 		lo, hi = min(lo, m.reads[i].Rank), max(hi, m.reads[i].Rank)
 	}
 	if sorted {
-		return order
+		return order, nil
 	}
 	byIndex := func(a, b int32) int {
 		if c := m.compareReads(a, b); c != 0 {
@@ -359,7 +296,7 @@ func (m *Matcher) readOrder() []int32 {
 	}
 	if hi-lo < 0 || hi-lo > 4*len(order)+1024 { // ranks too sparse to count
 		slices.SortFunc(order, byIndex)
-		return order
+		return order, nil
 	}
 	// Reads arrive in runs per rank, each usually in (Var, ID) order: a
 	// stable counting sort by rank, then a sort of each rank's reads only
@@ -386,7 +323,7 @@ func (m *Matcher) readOrder() []int32 {
 			}
 		}
 	}
-	return order
+	return order, nil
 }
 
 func (m *Matcher) compareReads(a, b int32) int {
@@ -424,6 +361,18 @@ func (vw *varWrites) wins(a, b int32) bool {
 // first. Priorities are a strict total order, so the result is the same
 // whatever the input order.
 func (vw *varWrites) sortByPriority(cands []int32) {
+	if vw.ordered { // priority is the local index
+		for i := 1; i < len(cands); i++ {
+			c := cands[i]
+			j := i
+			for ; j > 0 && cands[j-1] > c; j-- {
+				cands[j] = cands[j-1]
+			}
+			cands[j] = c
+		}
+		slices.Reverse(cands)
+		return
+	}
 	for i := 1; i < len(cands); i++ {
 		c := cands[i]
 		j := i
@@ -433,55 +382,6 @@ func (vw *varWrites) sortByPriority(cands []int32) {
 		cands[j] = c
 	}
 	slices.Reverse(cands)
-}
-
-// writerBuckets numbers the distinct writer ranks in ascending order and
-// returns each write's number and how many there are.
-func (m *Matcher) writerBuckets() ([]int32, int) {
-	var ranks []int
-	seen := map[int]bool{}
-	for i := range m.writes {
-		if r := m.writes[i].Rank; (i == 0 || r != m.writes[i-1].Rank) && !seen[r] {
-			seen[r] = true
-			ranks = append(ranks, r)
-		}
-	}
-	slices.Sort(ranks)
-	wb := make([]int32, len(m.writes))
-	b := 0
-	for i := range m.writes {
-		// Writes come grouped by rank: search only when the rank changes.
-		if r := m.writes[i].Rank; i == 0 || r != m.writes[i-1].Rank {
-			b, _ = slices.BinarySearch(ranks, r)
-		}
-		wb[i] = int32(b)
-	}
-	return wb, len(ranks)
-}
-
-// assemble orders the records by writer rank (a counting sort over the
-// counts taken while adding, so the order within a writer is the emission
-// order).
-func assemble(l *recs) []rec {
-	if l.len() == 0 {
-		return nil
-	}
-	pos := make([]int, len(l.counts))
-	for i := 1; i < len(pos); i++ {
-		pos[i] = pos[i-1] + l.counts[i-1]
-	}
-	out := make([]rec, l.len())
-	for i, ch := range l.chunks {
-		if i == len(l.chunks)-1 {
-			ch = ch[:l.used]
-		}
-		for _, r := range ch {
-			b := l.bucket[writeOf(r, l.pieces)]
-			out[pos[b]] = r
-			pos[b]++
-		}
-	}
-	return out
 }
 
 // boxFromBounds builds a box from flat lower and exclusive upper bounds.

@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -22,7 +23,10 @@ import (
 type Schedule struct {
 	writes []Write
 	reads  []Read
-	recs   []rec // grouped by writer
+	// segs hold the records in schedule order, in chunks (grouped by
+	// writer); ends[i] is the number of records up to the end of segs[i].
+	segs   [][]rec
+	ends   []int
 	pieces []piece
 	coords *arena
 	// Uncovered are the parts of reads that no write covers.
@@ -30,11 +34,35 @@ type Schedule struct {
 }
 
 // Len returns the number of transfers.
-func (s *Schedule) Len() int { return len(s.recs) }
+func (s *Schedule) Len() int {
+	if len(s.ends) == 0 {
+		return 0
+	}
+	return s.ends[len(s.ends)-1]
+}
+
+// rec returns record i.
+func (s *Schedule) rec(i int) rec {
+	if i < 0 || i >= s.Len() {
+		panic("matcher: transfer index out of range")
+	}
+	j, _ := slices.BinarySearch(s.ends, i+1) // the first chunk ending after i
+	return s.segs[j][i-s.start(j)]
+}
+
+// start returns the number of records before chunk j.
+func (s *Schedule) start(j int) int {
+	if j == 0 {
+		return 0
+	}
+	return s.ends[j-1]
+}
 
 // At returns transfer i. Its box may share memory with s: do not modify it.
-func (s *Schedule) At(i int) Transfer {
-	r := s.recs[i]
+func (s *Schedule) At(i int) Transfer { return s.transfer(s.rec(i)) }
+
+// transfer materialises record r.
+func (s *Schedule) transfer(r rec) Transfer {
 	w, rd := &s.writes[writeOf(r, s.pieces)], &s.reads[r.read]
 	t := Transfer{Writer: w.Rank, Reader: rd.Rank, Var: rd.Var, ReadID: rd.ID, Seq: w.Seq}
 	if r.write >= 0 { // the whole overlap of the read and the write
@@ -51,9 +79,11 @@ func (s *Schedule) At(i int) Transfer {
 // All yields the transfers in schedule order.
 func (s *Schedule) All() iter.Seq[Transfer] {
 	return func(yield func(Transfer) bool) {
-		for i := range s.recs {
-			if !yield(s.At(i)) {
-				return
+		for _, seg := range s.segs {
+			for _, r := range seg {
+				if !yield(s.transfer(r)) {
+					return
+				}
 			}
 		}
 	}
@@ -87,10 +117,14 @@ func distinct(ts iter.Seq[Transfer], key func(Transfer) int) []int {
 
 // ForWriter returns what writer rank w must send, in schedule order.
 func (s *Schedule) ForWriter(w int) []Transfer {
-	lo, _ := slices.BinarySearchFunc(s.recs, w, func(r rec, w int) int { return s.writes[writeOf(r, s.pieces)].Rank - w })
+	rank := func(seg []rec) int { return s.writes[writeOf(seg[0], s.pieces)].Rank }
+	// A writer's chunks are consecutive: the first whose rank is not below w.
+	j, _ := slices.BinarySearchFunc(s.segs, w, func(seg []rec, w int) int { return cmp.Compare(rank(seg), w) })
 	var out []Transfer
-	for i := lo; i < len(s.recs) && s.writes[writeOf(s.recs[i], s.pieces)].Rank == w; i++ {
-		out = append(out, s.At(i))
+	for ; j < len(s.segs) && rank(s.segs[j]) == w; j++ {
+		for _, r := range s.segs[j] {
+			out = append(out, s.transfer(r))
+		}
 	}
 	return out
 }

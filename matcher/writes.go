@@ -1,0 +1,147 @@
+package matcher
+
+import (
+	"fmt"
+	"math"
+)
+
+// varWrites holds the non-empty writes of one variable, flattened for the
+// index, and their index.
+type varWrites struct {
+	d int // dimensions as matched: a scalar (0-D) is the 1-D box [0,1)
+	// ids are the global write indices by local index (ascending); nil
+	// while they are the identity (the variable holds every write and none
+	// is empty), the common case of one variable per match.
+	ids    []int32
+	lo, hi []int64 // flat bounds, box i at [i*d, i*d+d), hi exclusive
+	seq    []int64 // Seq by local index, for cache-friendly priority tests
+	rank   []int   // Rank by local index
+	bucket []int32 // writer bucket by local index
+	// ordered: (Seq, Rank) never decreases with the local index, so a
+	// higher local index always wins and priorities need no lookups.
+	ordered bool
+	// shared[i]: some other write of the variable overlaps write i. Only
+	// shared writes need the last-write-wins subtraction.
+	shared []bool
+	idx    *index // built on first use
+}
+
+// global returns the write index of local write c.
+func (vw *varWrites) global(c int32) int32 {
+	if vw.ids == nil {
+		return c
+	}
+	return vw.ids[c]
+}
+
+// writeSet is what one pass over the writes yields: the flattened writes of
+// each variable and the writer buckets. Buckets are numbered in order of
+// first appearance; ranks[b] is the rank of bucket b.
+type writeSet struct {
+	vars    map[int]*varWrites
+	ranks   []int
+	scalars map[int]bool // variables with 0-D requests
+	// groupErr is a variable whose writes disagree on dimensions: reported
+	// after every request was validated, as validation errors come first.
+	groupErr error
+}
+
+// collectWrites validates, groups and flattens the writes in one pass (the
+// requests are large: each pass over them costs memory bandwidth).
+func collectWrites(ws []Write) (*writeSet, error) {
+	s := &writeSet{vars: map[int]*varWrites{}}
+	var (
+		last     *varWrites
+		lastVar  = math.MinInt
+		lastRank = 0
+		bucket   = int32(-1)
+		seen     = map[int]int32{}
+		lastSeq  int64
+		lastRk   int
+	)
+	for i := range ws {
+		w := &ws[i]
+		start, count := w.Box.Start, w.Box.Count
+		if len(start) != len(count) {
+			return nil, fmt.Errorf("write of rank %d, variable %d: %w", w.Rank, w.Var, w.Box.Validate())
+		}
+		empty := false
+		for k, c := range count {
+			if c <= 0 || start[k] > math.MaxInt64-c {
+				if err := w.Box.Validate(); err != nil {
+					return nil, fmt.Errorf("write of rank %d, variable %d: %w", w.Rank, w.Var, err)
+				}
+				empty = true
+			}
+		}
+		dims := len(start)
+		if dims == 0 {
+			if s.scalars == nil {
+				s.scalars = map[int]bool{}
+			}
+			s.scalars[w.Var] = true
+		}
+		if empty || s.groupErr != nil {
+			continue
+		}
+		fd := max(dims, 1)
+		if last == nil || w.Var != lastVar {
+			last, lastVar = s.vars[w.Var], w.Var
+			if last == nil {
+				// The first variable gets room for all remaining writes,
+				// which is exact when there is one variable.
+				n := 0
+				if len(s.vars) == 0 {
+					n = len(ws) - i
+				}
+				last = &varWrites{d: fd, ordered: true,
+					lo: make([]int64, 0, n*fd), hi: make([]int64, 0, n*fd),
+					seq: make([]int64, 0, n), rank: make([]int, 0, n), bucket: make([]int32, 0, n)}
+				s.vars[w.Var] = last
+			}
+			lastSeq, lastRk = math.MinInt64, math.MinInt
+			if n := len(last.seq); n > 0 {
+				lastSeq, lastRk = last.seq[n-1], last.rank[n-1]
+			}
+		}
+		if fd != last.d {
+			s.groupErr = fmt.Errorf("matcher: writes on variable %d have %d and %d dimensions", w.Var, last.d, fd)
+			continue
+		}
+		local := int32(len(last.seq))
+		if last.ids == nil && local != int32(i) {
+			last.ids = make([]int32, local, max(2*int(local), 16))
+			for j := range last.ids {
+				last.ids[j] = int32(j)
+			}
+		}
+		if last.ids != nil {
+			last.ids = append(last.ids, int32(i))
+		}
+		if dims == 0 {
+			last.lo, last.hi = append(last.lo, 0), append(last.hi, 1)
+		} else {
+			for k, st := range start {
+				last.lo = append(last.lo, st)
+				last.hi = append(last.hi, st+count[k])
+			}
+		}
+		if bucket < 0 || w.Rank != lastRank {
+			b, ok := seen[w.Rank]
+			if !ok {
+				b = int32(len(s.ranks))
+				seen[w.Rank] = b
+				s.ranks = append(s.ranks, w.Rank)
+			}
+			bucket, lastRank = b, w.Rank
+		}
+		if w.Seq < lastSeq || (w.Seq == lastSeq && w.Rank < lastRk) {
+			last.ordered = false
+		}
+		lastSeq, lastRk = w.Seq, w.Rank
+		last.seq = append(last.seq, w.Seq)
+		last.rank = append(last.rank, w.Rank)
+		last.bucket = append(last.bucket, bucket)
+	}
+	return s, nil
+}
