@@ -7,12 +7,13 @@ import (
 
 func TestReadWays(t *testing.T) {
 	cases := []struct{ cores, ranks, want int }{
-		{2, 6, 1},  // 4 writers + 2 readers on 2 cores: one thread each
+		{2, 6, 2},  // 4 writers + 2 readers on 2 cores: both cores each
 		{2, 2, 2},  // one writer, one reader on 2 cores
-		{2, 1, 4},  // no peer on the node (never reads)
-		{12, 6, 4}, // 12 cores
-		{1, 3, 1},
-		{2, 0, 4},
+		{2, 1, 2},  // no peer on the node (never reads)
+		{12, 6, 4}, // 12 cores, 6 ranks: 4 each
+		{12, 24, 2},
+		{1, 3, 1}, // one core: one thread
+		{2, 0, 2},
 	}
 	for _, c := range cases {
 		if got := readWays(c.cores, c.ranks); got != c.want {

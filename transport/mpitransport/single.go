@@ -352,12 +352,14 @@ const readPiece = 4 << 20
 
 // readWays is how many threads one receiving rank reads with: its share
 // of the node's cores, counting about half the node's ranks as receivers,
-// at least one. Copies need a core each; more readers than cores only
-// switch between one another (on 2 cores, 4 writers and 2 readers reading
-// 16 ways each ran 32 copy threads), and each extra thread is a wake-up
-// through the Go scheduler.
+// but two where there are two cores, so that a receiver whose peers
+// finished first still uses both. Copies need a core each; more readers
+// than that only switch between one another (4 goroutines per block ran
+// 16 copy threads per reader for 4 writers and 2 readers on 2 cores), and
+// each extra thread is a wake-up through the Go scheduler. On that node,
+// 2 ways read 256 MiB rounds in 0.056-0.070 s where 1 way took 0.070-0.107.
 func readWays(cores, nodeRanks int) int {
-	return max(1, 2*cores/max(1, nodeRanks))
+	return max(1, min(cores, max(2, 2*cores/max(1, nodeRanks))))
 }
 
 // readChunk is a share of one block's bytes: [lo, lo+n) of ops[op].
