@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -55,4 +56,29 @@ func TestReadBack(t *testing.T) {
 		t.Fatalf("a range past the end: close = %v, want io.EOF", err)
 	}
 	c.close()
+}
+
+// TestSplicePieces: the rpc DTL's splice pieces start at the hasher's piece, double up to
+// splicePiece, shrink again towards the end, and cover the file exactly.
+func TestSplicePieces(t *testing.T) {
+	const K = 1 << 10
+	for _, tc := range []struct {
+		size int64
+		want []int64
+	}{
+		{1, []int64{1}},
+		{128 * K, []int64{128 * K}},
+		{1 << 20, []int64{128 * K, 128 * K, 256 * K, 256 * K, 128 * K, 128 * K}},
+		{4 << 20, []int64{128 * K, 128 * K, 256 * K, 512 * K, 1 << 20, 1 << 20, 512 * K, 256 * K, 128 * K, 128 * K}},
+	} {
+		var got []int64
+		for n := int64(0); n < tc.size; {
+			k := min(tc.size-n, splicePieceAt(n, tc.size))
+			got = append(got, k)
+			n += k
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("size %d: pieces %v, want %v", tc.size, got, tc.want)
+		}
+	}
 }

@@ -98,8 +98,10 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 	// The bytes go from the socket into the file in the kernel (splice, as a plain
 	// io.Copy from a socket to a file does): no pass through user space on the receiving
 	// path. The content hash reads each range back from the page cache on a goroutine of
-	// its own, beside the transfer.
-	d.back = startReadBack(d.tmp, d.content)
+	// its own, beside the transfer (not at all when the hash is off: it is the only reader).
+	if !a.opts.SkipContentHash {
+		d.back = startReadBack(d.tmp, d.content)
+	}
 	for {
 		d.idle()
 		m, err := wire.Read(d.c)
@@ -116,12 +118,10 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 			return n, fmt.Errorf("unexpected %v (%d bytes) after %d of %d bytes", m.Op, m.N, n, meta.Size)
 		}
 		for left := m.N; left > 0; {
-			// At most a pipe's worth per call, so that the idle deadline is renewed as
-			// the bytes arrive.
-			k := min(left, splicePiece)
+			k := min(left, splicePieceAt(n, meta.Size))
 			d.idle()
 			got, err := d.tmp.ReadFrom(io.LimitReader(d.c, k))
-			if got > 0 {
+			if got > 0 && d.back != nil {
 				d.back.add(n, got)
 			}
 			n += got
@@ -140,9 +140,18 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 	return n, d.commit(n)
 }
 
-// splicePiece is the most a staging moves from the socket into its file per call: the
-// pipe size that splice goes through.
+// splicePiece is the most a staging moves from the socket into its file per call (the
+// pipe that splice goes through holds 1 MiB): the idle deadline is renewed between calls.
 const splicePiece = 1 << 20
+
+// splicePieceAt is how much to splice next when n of size bytes are in the file. The hash
+// reads a range back only once it is in the file, so the pieces start at the hasher's
+// piece and double (the hash starts on the first 128 KiB, not after the first MiB), and
+// shrink again towards the end, so that what is left to hash after the last byte is one
+// small piece.
+func splicePieceAt(n, size int64) int64 {
+	return max(hashPiece, min(n, (size-n)/2, splicePiece))
+}
 
 // download is one fetch from an owner's agent, whatever the DTL: the control
 // connection once the owner accepted, and the temporary file the bytes go to
