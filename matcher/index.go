@@ -51,7 +51,7 @@ const sampleSize = 1025
 
 // newIndex indexes n boxes of d dimensions given flat lo/hi coordinates.
 func newIndex(d, n int, lo, hi []int64) *index {
-	x := &index{d: d, lo: lo, hi: hi, stamp: make([]uint32, n),
+	x := &index{d: d, lo: lo, hi: hi,
 		cur: make([]int64, d), c0: make([]int64, d), c1: make([]int64, d)}
 	rest := make([]int32, n)
 	for i := range rest {
@@ -69,6 +69,13 @@ func newIndex(d, n int, lo, hi []int64) *index {
 		}
 		x.levels = append(x.levels, lv)
 		rest = over
+	}
+	// Only boxes over several cells of a level need stamps.
+	for _, lv := range x.levels {
+		if lv.cell != nil && !lv.single {
+			x.stamp = make([]uint32, n)
+			break
+		}
 	}
 	return x
 }
@@ -113,6 +120,8 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 	maxCells := float64(2*len(ids) + 64)
 	maxPer := int64(2) << d // cells one box may occupy on this level
 	ncell := make([]int64, d)
+	one := make([]int64, len(ids))
+	var ncells int64
 	for {
 		total := 1.0
 		for k := range d {
@@ -129,70 +138,67 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 			lv.cell[kmax] = doubled(lv.cell[kmax])
 			continue
 		}
-		// Count boxes per cell; a level must keep at least half its boxes.
+		s := int64(1)
+		for k := d - 1; k >= 0; k-- {
+			lv.stride[k] = s
+			s *= ncell[k]
+		}
+		// Each box's cell when it occupies one (the common case), so the
+		// fill needs no second cell computation; -1 for a box over several
+		// cells, -2 for one passed up. A level must keep at least half its
+		// boxes.
 		over = over[:0]
-		for _, id := range ids {
-			if x.span(&lv, id) > maxPer {
+		for i, id := range ids {
+			switch n, c := x.spanCell(&lv, id); {
+			case n > maxPer:
+				one[i] = -2
 				over = append(over, id)
+			case n == 1:
+				one[i] = c
+			default:
+				one[i] = -1
 			}
 		}
 		if 2*len(over) <= len(ids) || total == 1 {
+			ncells = s
 			break
 		}
 		for k := range d {
 			lv.cell[k] = doubled(lv.cell[k])
 		}
 	}
-	s := int64(1)
-	for k := d - 1; k >= 0; k-- {
-		lv.stride[k] = s
-		s *= ncell[k]
-	}
-	// Each kept box's cell when it occupies one (the common case), so the
-	// fill pass needs no second cell computation; -1 for a box over
-	// several cells, -2 for one passed up.
-	one := make([]int64, len(ids))
-	counts := make([]int32, s+1)
+	// counts[c+1] counts the ids of cell c, then (summed) is where cell c
+	// ends; filling backwards moves it to where cell c starts, so that
+	// counts[1:] ends up as cellStart with each cell's ids ascending.
+	s := ncells
+	counts := make([]int32, s+2)
 	lv.single = true
-	for i, id := range ids {
-		switch n := x.span(&lv, id); {
-		case n > maxPer:
-			one[i] = -2
-		case n == 1:
-			c := x.cellOf(&lv, id)
-			one[i] = c
-			counts[c+1]++
-		default:
-			one[i], lv.single = -1, false
-			x.cells(&lv, id, func(c int64) { counts[c+1]++ })
-		}
-	}
-	for c := 1; c < len(counts); c++ {
-		counts[c] += counts[c-1]
-	}
-	lv.cellStart = counts
-	lv.ids = make([]int32, counts[len(counts)-1])
-	fill := slices.Clone(counts[:s])
 	for i, id := range ids {
 		switch c := one[i]; {
 		case c >= 0:
-			lv.ids[fill[c]] = id
-			fill[c]++
+			counts[c+1]++
 		case c == -1:
-			x.cells(&lv, id, func(c int64) { lv.ids[fill[c]] = id; fill[c]++ })
+			lv.single = false
+			x.cells(&lv, id, func(c int64) { counts[c+1]++ })
 		}
 	}
-	return lv, slices.Clone(over), true
-}
-
-// cellOf returns the cell of lv holding the lower corner of box id.
-func (x *index) cellOf(lv *level, id int32) int64 {
-	b := int(id) * x.d
-	var c int64
-	for k := range x.d {
-		c += (x.lo[b+k] - lv.origin[k]) / lv.cell[k] * lv.stride[k]
+	for c := 1; c <= int(s); c++ {
+		counts[c] += counts[c-1]
 	}
-	return c
+	total := counts[s]
+	counts[s+1] = total
+	lv.ids = make([]int32, total)
+	for i := len(ids) - 1; i >= 0; i-- {
+		switch c, id := one[i], ids[i]; {
+		case c >= 0:
+			counts[c+1]--
+			lv.ids[counts[c+1]] = id
+		case c == -1:
+			x.cells(&lv, id, func(c int64) { counts[c+1]--; lv.ids[counts[c+1]] = id })
+		}
+	}
+	lv.cellStart = counts[1:]
+	return lv, slices.Clone(over), true
 }
 
 // doubled returns 2c, saturating.
@@ -217,19 +223,25 @@ func (x *index) cellRange(lv *level, lo, hi []int64) bool {
 	return true
 }
 
-// span returns how many cells of lv box id occupies.
-func (x *index) span(lv *level, id int32) int64 {
-	b := int(id) * x.d
-	n := int64(1)
-	for k := range x.d {
-		c0 := (x.lo[b+k] - lv.origin[k]) / lv.cell[k]
-		c1 := (x.hi[b+k] - 1 - lv.origin[k]) / lv.cell[k]
+// spanCell returns how many cells of lv box id occupies and the cell
+// holding its lower corner. Coordinates are at least the origin, so the
+// divisions are unsigned (no sign fix-up).
+func (x *index) spanCell(lv *level, id int32) (n, c int64) {
+	d := x.d
+	b := int(id) * d
+	lo, hi := x.lo[b:b+d], x.hi[b:b+d]
+	origin, cell, stride := lv.origin[:len(lo)], lv.cell[:len(lo)], lv.stride[:len(lo)]
+	n = 1
+	for k := range lo {
+		c0 := int64(uint64(lo[k]-origin[k]) / uint64(cell[k]))
+		c1 := int64(uint64(hi[k]-1-origin[k]) / uint64(cell[k]))
 		n *= c1 - c0 + 1
+		c += c0 * stride[k]
 		if n > 1<<20 {
-			return n
+			return n, c
 		}
 	}
-	return n
+	return n, c
 }
 
 // cells calls fn with every cell of lv that box id occupies (build only).

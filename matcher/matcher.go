@@ -133,7 +133,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 				r.ID, r.Rank, r.Var, max(dims, 1), d)
 		}
 		if vw.idx == nil {
-			vw.idx = vw.buildIndex()
+			vw.idx = vw.buildIndex(m.writes)
 		}
 		x := vw.idx
 		if cap(qlo) < d {
@@ -219,10 +219,17 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 }
 
 // buildIndex indexes the boxes of vw and finds the writes that overlap
-// another.
-func (vw *varWrites) buildIndex() *index {
-	d, n := vw.d, len(vw.seq)
+// another. Out-of-order priorities get their Seq and Rank copied out of ws.
+func (vw *varWrites) buildIndex(ws []Write) *index {
+	d, n := vw.d, len(vw.bucket)
 	lo, hi := vw.lo, vw.hi
+	if !vw.ordered {
+		vw.seq, vw.rank = make([]int64, n), make([]int, n)
+		for c := range int32(n) {
+			w := &ws[vw.global(c)]
+			vw.seq[c], vw.rank[c] = w.Seq, w.Rank
+		}
+	}
 	x := newIndex(d, n, lo, hi)
 	// Find writes that overlap another write: one small query per write.
 	vw.shared = make([]bool, n)

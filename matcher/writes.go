@@ -14,12 +14,17 @@ type varWrites struct {
 	// is empty), the common case of one variable per match.
 	ids    []int32
 	lo, hi []int64 // flat bounds, box i at [i*d, i*d+d), hi exclusive
-	seq    []int64 // Seq by local index, for cache-friendly priority tests
-	rank   []int   // Rank by local index
 	bucket []int32 // writer bucket by local index
 	// ordered: (Seq, Rank) never decreases with the local index, so a
-	// higher local index always wins and priorities need no lookups.
-	ordered bool
+	// higher local index always wins and priorities need no lookups;
+	// lastSeq and lastRank are the last write's, to check that.
+	ordered  bool
+	lastSeq  int64
+	lastRank int
+	// Seq and Rank by local index, for cache-friendly priority tests; only
+	// when not ordered (built with the index).
+	seq  []int64
+	rank []int
 	// shared[i]: some other write of the variable overlaps write i. Only
 	// shared writes need the last-write-wins subtraction.
 	shared []bool
@@ -56,8 +61,6 @@ func collectWrites(ws []Write) (*writeSet, error) {
 		lastRank = 0
 		bucket   = int32(-1)
 		seen     = map[int]int32{}
-		lastSeq  int64
-		lastRk   int
 	)
 	for i := range ws {
 		w := &ws[i]
@@ -94,21 +97,16 @@ func collectWrites(ws []Write) (*writeSet, error) {
 				if len(s.vars) == 0 {
 					n = len(ws) - i
 				}
-				last = &varWrites{d: fd, ordered: true,
-					lo: make([]int64, 0, n*fd), hi: make([]int64, 0, n*fd),
-					seq: make([]int64, 0, n), rank: make([]int, 0, n), bucket: make([]int32, 0, n)}
+				last = &varWrites{d: fd, ordered: true, lastSeq: math.MinInt64, lastRank: math.MinInt,
+					lo: make([]int64, 0, n*fd), hi: make([]int64, 0, n*fd), bucket: make([]int32, 0, n)}
 				s.vars[w.Var] = last
-			}
-			lastSeq, lastRk = math.MinInt64, math.MinInt
-			if n := len(last.seq); n > 0 {
-				lastSeq, lastRk = last.seq[n-1], last.rank[n-1]
 			}
 		}
 		if fd != last.d {
 			s.groupErr = fmt.Errorf("matcher: writes on variable %d have %d and %d dimensions", w.Var, last.d, fd)
 			continue
 		}
-		local := int32(len(last.seq))
+		local := int32(len(last.bucket))
 		if last.ids == nil && local != int32(i) {
 			last.ids = make([]int32, local, max(2*int(local), 16))
 			for j := range last.ids {
@@ -135,12 +133,10 @@ func collectWrites(ws []Write) (*writeSet, error) {
 			}
 			bucket, lastRank = b, w.Rank
 		}
-		if w.Seq < lastSeq || (w.Seq == lastSeq && w.Rank < lastRk) {
+		if w.Seq < last.lastSeq || (w.Seq == last.lastSeq && w.Rank < last.lastRank) {
 			last.ordered = false
 		}
-		lastSeq, lastRk = w.Seq, w.Rank
-		last.seq = append(last.seq, w.Seq)
-		last.rank = append(last.rank, w.Rank)
+		last.lastSeq, last.lastRank = w.Seq, w.Rank
 		last.bucket = append(last.bucket, bucket)
 	}
 	return s, nil
