@@ -64,20 +64,24 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 		if err := a.checkRoom(filepath.Dir(dest), meta.Size); err != nil {
 			return fmt.Errorf("refused %q version %d: %w", meta.Path, meta.Version, err)
 		}
-		start := time.Now()
-		n, err := a.fetchDTL(ctx, dtl, meta, dest)
-		if err != nil {
-			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
-		}
-		a.log.Info("staged", append(transferAttrs(meta.Path, n, time.Since(start)),
-			"version", meta.Version, "from", meta.Owner, "dtl", string(dtl))...)
 		b, err := wire.EncodeMeta(clientMeta(meta))
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(side, b); err != nil {
+		// The sidecar is written beside the transfer, and renamed into place after the file.
+		sw := startAtomic(side, b)
+		start := time.Now()
+		n, err := a.fetchDTL(ctx, dtl, meta, dest)
+		took := time.Since(start)
+		if err != nil {
+			sw.abort()
+			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
+		}
+		if err := sw.commit(); err != nil {
 			return err
 		}
+		a.log.Info("staged", append(transferAttrs(meta.Path, n, took),
+			"version", meta.Version, "from", meta.Owner, "dtl", string(dtl))...)
 		a.cache.markStaged(fullKey(ns, meta.Key), side)
 		a.ctr.stages.Add(1)
 		a.ctr.stageBytes.Add(n)
@@ -302,28 +306,65 @@ func (d *download) end(err error) {
 	}
 }
 
-// writeAtomic writes b to p through a temporary file and a rename. An existing p is
-// removed first: ext4 (auto_da_alloc) forces out the data of a file renamed over
-// another, which cost up to tens of milliseconds under load; a reader that looks in
-// between finds no record and goes through the agent, which serialises with this staging.
-func writeAtomic(p string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+// writeAtomic writes b to p through a temporary file and a rename.
+func writeAtomic(p string, b []byte) error { return startAtomic(p, b).commit() }
+
+// atomicWrite is a writeAtomic under way: the temporary file is written on a goroutine,
+// so that a staging writes its sidecar's bytes (known before the transfer) beside the
+// transfer and only renames them into place after the file itself.
+type atomicWrite struct {
+	p    string
+	done chan struct{}
+	tmp  string
+	err  error
+}
+
+// startAtomic starts writing b to a temporary file beside p.
+func startAtomic(p string, b []byte) *atomicWrite {
+	w := &atomicWrite{p: p, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		if w.err = os.MkdirAll(filepath.Dir(p), 0o755); w.err != nil {
+			return
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+		if w.err = err; err != nil {
+			return
+		}
+		_, w.err = tmp.Write(b)
+		if err := tmp.Close(); w.err == nil {
+			w.err = err
+		}
+		if w.err != nil {
+			os.Remove(tmp.Name())
+			return
+		}
+		w.tmp = tmp.Name()
+	}()
+	return w
+}
+
+// commit renames the written file into place. An existing p is removed first: ext4
+// (auto_da_alloc) forces out the data of a file renamed over another, which cost up to
+// tens of milliseconds under load; a reader that looks in between finds no record and
+// goes through the agent, which serialises with this staging.
+func (w *atomicWrite) commit() error {
+	<-w.done
+	if w.err != nil {
+		return w.err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	tmp.Close()
-	os.Remove(p)
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
+	os.Remove(w.p)
+	if err := os.Rename(w.tmp, w.p); err != nil {
+		os.Remove(w.tmp)
 		return err
 	}
 	return nil
+}
+
+// abort removes the temporary file.
+func (w *atomicWrite) abort() {
+	<-w.done
+	if w.tmp != "" {
+		os.Remove(w.tmp)
+	}
 }
