@@ -120,6 +120,29 @@ func TestTamperedContentRefused(t *testing.T) {
 	noTemps(t, cons.dir)
 }
 
+// TestTamperedByteRefused: one byte changed in the middle of a chunk of a file of several
+// chunks, after the owner published it, is caught by the content hash the consumer
+// computes while the bytes arrive: the consume fails and neither the file nor a
+// temporary is left.
+func TestTamperedByteRefused(t *testing.T) {
+	prod, cons := pair(t)
+	data := randBytes(5<<20+333, 54)
+	produce(t, prod, "b.bin", data)
+	bad := bytes.Clone(data)
+	bad[2<<20+(1<<19)+77] ^= 0x40
+	if err := os.WriteFile(filepath.Join(prod.dir, "b.bin"), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cons.client.Consume("b.bin")
+	if err == nil || !strings.Contains(err.Error(), "content checksum") {
+		t.Fatalf("consume with one byte changed = %v, want a content checksum refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(cons.dir, "b.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file kept: %v", err)
+	}
+	noTemps(t, cons.dir)
+}
+
 // rawRecord reads rel's record as stored in etcd, with its hash and signature.
 func rawRecord(t *testing.T, n *node, rel string) *wire.Meta {
 	t.Helper()

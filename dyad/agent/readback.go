@@ -6,8 +6,9 @@ import (
 
 // readBack feeds the content hasher from a file that the rpc DTL fills in the kernel
 // (splice from the socket): each range, once in the file, is read back from the page
-// cache into the hasher's buffers on a goroutine of its own, so that checking the bytes
-// received overlaps receiving the next ones.
+// cache and hashed on a goroutine of its own (contentHasher.hashAt: read and hashed
+// while in cache, no second hand-off), so that checking the bytes received overlaps
+// receiving the next ones.
 type readBack struct {
 	in     chan [2]int64 // offset, length
 	done   chan struct{}
@@ -23,19 +24,7 @@ func startReadBack(f *os.File, h *contentHasher) *readBack {
 			if r.err != nil {
 				continue
 			}
-			for off, end := span[0], span[0]+span[1]; off < end; {
-				p := h.buffer(int(min(end-off, hashPiece)))
-				k, err := f.ReadAt(p, off)
-				if k < len(p) {
-					r.err = err
-					if err == nil {
-						r.err = os.ErrClosed
-					}
-					break
-				}
-				h.Write(p)
-				off += int64(k)
-			}
+			r.err = h.hashAt(f, span[0], span[1])
 		}
 	}()
 	return r

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"hash"
+	"io"
+	"os"
 	"sync"
 )
 
@@ -19,12 +22,23 @@ type contentHasher struct {
 	done   chan struct{}
 	sum    []byte
 	closed bool
+	skip   bool
+	// direct is the hash of hashAt, which runs on its caller's goroutine.
+	direct hash.Hash
 }
 
 const (
 	hashPiece   = 128 << 10
 	hasherDepth = 16
+	// readPiece is what hashAt reads from the page cache and hashes at a time: large
+	// enough for the C code's wide SIMD batches and few syscalls (1 GiB cost 0.32 s of
+	// CPU read and hashed by 1 MiB, 0.38 s by 128 KiB), small enough to stay in a core's
+	// 1 MiB L2 cache between the read and the hash.
+	readPiece = 512 << 10
 )
+
+// readBufs recycles hashAt's buffers across downloads.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readPiece); return &b }}
 
 // chunkBufs recycles the hashers' buffers across downloads, so a small file does not
 // pay for allocating and zeroing its chunk buffers every time.
@@ -33,7 +47,7 @@ var chunkBufs sync.Pool
 // newContentHasher starts a hasher; with skip (Options.SkipContentHash) it only passes
 // the buffers back, and Sum returns nil.
 func newContentHasher(skip bool) *contentHasher {
-	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{})}
+	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{}), skip: skip}
 	go func() {
 		h := newContentHash()
 		for p := range c.in {
@@ -87,10 +101,41 @@ func (c *contentHasher) Copy(p []byte) {
 	}
 }
 
+// hashAt hashes the n bytes at off in f on the calling goroutine, each piece right after
+// reading it, while it is in this core's cache: for a file that the kernel fills (the
+// rpc DTL splices the socket into it), one copy out of the page cache and no hand-off to
+// the hasher's goroutine. A caller uses either hashAt, from one goroutine, or
+// buffer/Write/Copy, and calls Sum only after its last hashAt returned. Bytes missing
+// from the file are an error (io.EOF or io.ErrUnexpectedEOF), never a shorter hash.
+func (c *contentHasher) hashAt(f *os.File, off, n int64) error {
+	if c.direct == nil {
+		c.direct = newContentHash()
+	}
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	for n > 0 {
+		p := (*bp)[:min(n, int64(len(*bp)))]
+		k, err := f.ReadAt(p, off)
+		if k < len(p) {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		c.direct.Write(p)
+		off += int64(k)
+		n -= int64(k)
+	}
+	return nil
+}
+
 // Sum waits until every queued byte is hashed and returns the content hash; call it once.
 func (c *contentHasher) Sum() []byte {
 	c.close()
 	<-c.done
+	if c.direct != nil && !c.skip {
+		return c.direct.Sum(nil)
+	}
 	return c.sum
 }
 
