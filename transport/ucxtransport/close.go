@@ -43,6 +43,7 @@ func (t *Transport) Close() error {
 		t.eps[r].Close(d)
 		delete(t.eps, r)
 	}
+	t.stage.close()
 	return errors.Join(append(errs, t.release())...)
 }
 
