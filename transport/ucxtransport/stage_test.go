@@ -1,6 +1,9 @@
 package ucxtransport
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestStagePool: a returned buffer serves the next request it is large
 // enough for (the smallest such), larger requests get new buffers, and the
@@ -34,5 +37,44 @@ func TestStagePool(t *testing.T) {
 	s.put(make([]byte, 11))
 	if len(s.free) != 0 {
 		t.Errorf("the pool kept a buffer beyond maxStaged")
+	}
+}
+
+// TestStagePoolMapped: buffers from mappedStage bytes on are mapped outside
+// the Go heap, aligned for huge pages, writable end to end, reused like
+// heap buffers, and unmapped (forgotten by the pool) when dropped beyond
+// maxStaged and at close.
+func TestStagePoolMapped(t *testing.T) {
+	var s stagePool
+	small := s.get(mappedStage - 1)
+	if len(s.maps) != 0 {
+		t.Fatalf("a %d-byte buffer was mapped", len(small))
+	}
+	a := s.get(mappedStage + 5)
+	if len(a) != mappedStage+5 || cap(a) != hugePage {
+		t.Fatalf("len %d cap %d, want %d and %d", len(a), cap(a), mappedStage+5, hugePage)
+	}
+	if uintptr(unsafe.Pointer(&a[0]))%hugePage != 0 || len(s.maps) != 1 {
+		t.Fatalf("mapped buffer at %p not %d-aligned, or not recorded (%d mappings)", &a[0], hugePage, len(s.maps))
+	}
+	for i := range a {
+		a[i] = byte(i)
+	}
+	s.put(a)
+	b := s.get(hugePage)
+	if &b[0] != &a[0] || len(b) != hugePage {
+		t.Fatalf("get(%d) did not reuse the mapped buffer", hugePage)
+	}
+	s.bytes = maxStaged - 1 // the pool is full: the next buffer back goes
+	s.put(b)
+	if len(s.maps) != 0 || len(s.free) != 0 {
+		t.Fatalf("a buffer beyond maxStaged stayed: %d mappings, %d free", len(s.maps), len(s.free))
+	}
+	s.bytes = 0
+	c := s.get(3 * hugePage)
+	s.put(c)
+	s.close()
+	if len(s.maps) != 0 || len(s.free) != 0 || s.bytes != 0 {
+		t.Fatalf("close left %d mappings, %d free buffers, %d bytes", len(s.maps), len(s.free), s.bytes)
 	}
 }
