@@ -18,11 +18,12 @@ import (
 // sit in a few cells of a level that suits them. Small remainders are kept
 // as plain lists.
 //
-// Coordinates are stored flat (box i, dimension k at i*d+k) with exclusive
-// upper bounds, so queries touch no Box slices.
+// Coordinates are stored as a flat box list (see flat.go: box i has its lower
+// bounds at 2di and exclusive upper bounds at 2di+d), so queries touch no Box
+// slices and a box's bounds share a cache line.
 type index struct {
 	d      int
-	lo, hi []int64
+	box    []int64
 	levels []level
 	stamp  []uint32 // stamp[i] == epoch: box i already seen by this query
 	epoch  uint32
@@ -49,9 +50,9 @@ var listMax = 32
 // sampleSize is how many boxes are sampled to estimate the median extent.
 const sampleSize = 1025
 
-// newIndex indexes n boxes of d dimensions given flat lo/hi coordinates.
-func newIndex(d, n int, lo, hi []int64) *index {
-	x := &index{d: d, lo: lo, hi: hi,
+// newIndex indexes the n boxes of d dimensions of the flat list box.
+func newIndex(d, n int, box []int64) *index {
+	x := &index{d: d, box: box,
 		cur: make([]int64, d), c0: make([]int64, d), c1: make([]int64, d)}
 	rest := make([]int32, n)
 	for i := range rest {
@@ -92,10 +93,10 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 		lv.origin[k], lv.max[k] = math.MaxInt64, math.MinInt64
 	}
 	for _, id := range ids {
-		b := int(id) * d
+		b := int(id) * 2 * d
 		for k := range d {
-			lv.origin[k] = min(lv.origin[k], x.lo[b+k])
-			lv.max[k] = max(lv.max[k], x.hi[b+k])
+			lv.origin[k] = min(lv.origin[k], x.box[b+k])
+			lv.max[k] = max(lv.max[k], x.box[b+d+k])
 		}
 	}
 	ext := make([]int64, d)
@@ -111,8 +112,8 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 	for k := range d {
 		sample = sample[:0]
 		for i := 0; i < len(ids); i += step {
-			b := int(ids[i])*d + k
-			sample = append(sample, x.hi[b]-x.lo[b])
+			b := int(ids[i])*2*d + k
+			sample = append(sample, x.box[b+d]-x.box[b])
 		}
 		slices.Sort(sample)
 		lv.cell[k] = max(1, sample[len(sample)/2])
@@ -217,8 +218,9 @@ func (x *index) cellRange(lv *level, lo, hi []int64) bool {
 		if l >= h {
 			return false
 		}
-		x.c0[k] = (l - lv.origin[k]) / lv.cell[k]
-		x.c1[k] = (h - 1 - lv.origin[k]) / lv.cell[k]
+		// l and h-1 lie in the level's extent: unsigned divisions.
+		x.c0[k] = int64(uint64(l-lv.origin[k]) / uint64(lv.cell[k]))
+		x.c1[k] = int64(uint64(h-1-lv.origin[k]) / uint64(lv.cell[k]))
 	}
 	return true
 }
@@ -228,8 +230,8 @@ func (x *index) cellRange(lv *level, lo, hi []int64) bool {
 // divisions are unsigned (no sign fix-up).
 func (x *index) spanCell(lv *level, id int32) (n, c int64) {
 	d := x.d
-	b := int(id) * d
-	lo, hi := x.lo[b:b+d], x.hi[b:b+d]
+	b := int(id) * 2 * d
+	lo, hi := x.box[b:b+d], x.box[b+d:b+2*d]
 	origin, cell, stride := lv.origin[:len(lo)], lv.cell[:len(lo)], lv.stride[:len(lo)]
 	n = 1
 	for k := range lo {
@@ -246,8 +248,9 @@ func (x *index) spanCell(lv *level, id int32) (n, c int64) {
 
 // cells calls fn with every cell of lv that box id occupies (build only).
 func (x *index) cells(lv *level, id int32, fn func(int64)) {
-	b := int(id) * x.d
-	x.cellRange(lv, x.lo[b:b+x.d], x.hi[b:b+x.d])
+	d := x.d
+	b := int(id) * 2 * d
+	x.cellRange(lv, x.box[b:b+d], x.box[b+d:b+2*d])
 	x.walk(lv, fn)
 }
 
@@ -279,8 +282,9 @@ func (x *index) walk(lv *level, fn func(int64)) {
 
 // overlaps reports whether box id overlaps [lo,hi).
 func (x *index) overlaps(id int32, lo, hi []int64) bool {
-	b := int(id) * x.d
-	bl, bh := x.lo[b:b+x.d], x.hi[b:b+x.d]
+	d := x.d
+	b := int(id) * 2 * d
+	bl, bh := x.box[b:b+d], x.box[b+d:b+2*d]
 	for k := range bl {
 		if bl[k] >= hi[k] || lo[k] >= bh[k] {
 			return false
@@ -331,8 +335,8 @@ func (x *index) queryCells(lv *level, lo, hi []int64, out []int32) []int32 {
 		if lv.single {
 		next:
 			for _, id := range lv.ids[lv.cellStart[c]:lv.cellStart[c+1]] {
-				b := int(id) * d
-				bl, bh := x.lo[b:b+d], x.hi[b:b+d]
+				b := int(id) * 2 * d
+				bl, bh := x.box[b:b+d], x.box[b+d:b+2*d]
 				for k := range bl {
 					if bl[k] >= hi[k] || lo[k] >= bh[k] {
 						continue next

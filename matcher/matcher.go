@@ -154,9 +154,9 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 
 		covered, exact := int64(0), true
 		for i, c := range cands {
-			b := int(c) * d
+			b := int(c) * 2 * d
 			// Equal lengths let the compiler drop the bounds checks.
-			wl, wh := x.lo[b:b+d], x.hi[b:b+d]
+			wl, wh := x.box[b:b+d], x.box[b+d:b+2*d]
 			ql, qh, il, ih := qlo[:len(wl)], qhi[:len(wl)], ilo[:len(wl)], ihi[:len(wl)]
 			v := int64(1) // volume of the overlap
 			for k := range wl {
@@ -184,8 +184,8 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			bufA = append(bufA, ihi...)
 			for _, h := range cands[:i] {
 				if vw.shared[h] && x.overlaps(h, ilo, ihi) {
-					hb := int(h) * d
-					bufA = subtractFlat(bufA, d, x.lo[hb:hb+d], x.hi[hb:hb+d], cut)
+					hb := int(h) * 2 * d
+					bufA = subtractFlat(bufA, d, x.box[hb:hb+d], x.box[hb+d:hb+2*d], cut)
 					if len(bufA) == 0 {
 						break
 					}
@@ -206,8 +206,8 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
 			bufA = append(append(bufA[:0], qlo...), qhi...)
 			for _, c := range cands {
-				b := int(c) * d
-				bufA = subtractFlat(bufA, d, x.lo[b:b+d], x.hi[b:b+d], cut)
+				b := int(c) * 2 * d
+				bufA = subtractFlat(bufA, d, x.box[b:b+d], x.box[b+d:b+2*d], cut)
 			}
 			if miss := flatBoxes(&fc, bufA, d); len(miss) > 0 {
 				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
@@ -222,7 +222,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 // another. Out-of-order priorities get their Seq and Rank copied out of ws.
 func (vw *varWrites) buildIndex(ws []Write) *index {
 	d, n := vw.d, len(vw.bucket)
-	lo, hi := vw.lo, vw.hi
+	box := vw.box
 	if !vw.ordered {
 		vw.seq, vw.rank = make([]int64, n), make([]int, n)
 		for c := range int32(n) {
@@ -230,7 +230,7 @@ func (vw *varWrites) buildIndex(ws []Write) *index {
 			vw.seq[c], vw.rank[c] = w.Seq, w.Rank
 		}
 	}
-	x := newIndex(d, n, lo, hi)
+	x := newIndex(d, n, box)
 	// Find writes that overlap another write: one small query per write.
 	vw.shared = make([]bool, n)
 	// Two overlapping boxes of one grid level share a cell, so the first
@@ -247,7 +247,8 @@ func (vw *varWrites) buildIndex(ws []Write) *index {
 			ids := lv.ids[lv.cellStart[c]:lv.cellStart[c+1]]
 			for i, a := range ids {
 				for _, b := range ids[i+1:] {
-					if x.overlaps(b, lo[int(a)*d:int(a)*d+d], hi[int(a)*d:int(a)*d+d]) {
+					ab := int(a) * 2 * d
+					if x.overlaps(b, box[ab:ab+d], box[ab+d:ab+2*d]) {
 						vw.shared[a], vw.shared[b] = true, true
 					}
 				}
@@ -257,8 +258,8 @@ func (vw *varWrites) buildIndex(ws []Write) *index {
 	var hits []int32
 	for _, lv := range x.levels[first:] {
 		for _, i := range lv.ids {
-			b := int(i) * d
-			hits = x.query(lo[b:b+d], hi[b:b+d], hits[:0])
+			b := int(i) * 2 * d
+			hits = x.query(box[b:b+d], box[b+d:b+2*d], hits[:0])
 			if len(hits) > 1 {
 				for _, h := range hits {
 					vw.shared[h] = true

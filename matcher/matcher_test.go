@@ -293,15 +293,15 @@ func TestMatchRandom(t *testing.T) {
 func TestIndexManyLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const d, n = 2, 3000
-	lo, hi := make([]int64, n*d), make([]int64, n*d)
+	box := make([]int64, 2*n*d)
 	for i := range n {
 		size := int64(1) << rng.IntN(12)
 		for k := range d {
-			lo[i*d+k] = rng.Int64N(1 << 14)
-			hi[i*d+k] = lo[i*d+k] + 1 + rng.Int64N(size)
+			box[2*i*d+k] = rng.Int64N(1 << 14)
+			box[2*i*d+d+k] = box[2*i*d+k] + 1 + rng.Int64N(size)
 		}
 	}
-	x := newIndex(d, n, lo, hi)
+	x := newIndex(d, n, box)
 	if len(x.levels) < 2 {
 		t.Errorf("expected several levels for mixed sizes, got %d", len(x.levels))
 	}

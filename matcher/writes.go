@@ -13,7 +13,7 @@ type varWrites struct {
 	// while they are the identity (the variable holds every write and none
 	// is empty), the common case of one variable per match.
 	ids    []int32
-	lo, hi []int64 // flat bounds, box i at [i*d, i*d+d), hi exclusive
+	box    []int64 // the boxes as a flat list (see flat.go)
 	bucket []int32 // writer bucket by local index
 	// ordered: (Seq, Rank) never decreases with the local index, so a
 	// higher local index always wins and priorities need no lookups;
@@ -98,7 +98,7 @@ func collectWrites(ws []Write) (*writeSet, error) {
 					n = len(ws) - i
 				}
 				last = &varWrites{d: fd, ordered: true, lastSeq: math.MinInt64, lastRank: math.MinInt,
-					lo: make([]int64, 0, n*fd), hi: make([]int64, 0, n*fd), bucket: make([]int32, 0, n)}
+					box: make([]int64, 0, 2*n*fd), bucket: make([]int32, 0, n)}
 				s.vars[w.Var] = last
 			}
 		}
@@ -117,11 +117,11 @@ func collectWrites(ws []Write) (*writeSet, error) {
 			last.ids = append(last.ids, int32(i))
 		}
 		if dims == 0 {
-			last.lo, last.hi = append(last.lo, 0), append(last.hi, 1)
+			last.box = append(last.box, 0, 1)
 		} else {
+			last.box = append(last.box, start...)
 			for k, st := range start {
-				last.lo = append(last.lo, st)
-				last.hi = append(last.hi, st+count[k])
+				last.box = append(last.box, st+count[k])
 			}
 		}
 		if bucket < 0 || w.Rank != lastRank {
