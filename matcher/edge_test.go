@@ -148,16 +148,7 @@ func TestMatchEdges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Match(tc.writes, tc.reads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := transfersString(s.Transfers()), transfersString(tc.want); got != want {
-				t.Errorf("transfers:\n%s\nwant:\n%s", got, want)
-			}
-			if got, want := uncoveredString(s.Uncovered), uncoveredString(tc.uncovered); got != want {
-				t.Errorf("uncovered:\n%s\nwant:\n%s", got, want)
-			}
+			s := checkMatch(t, tc.writes, tc.reads, tc.want, tc.uncovered)
 			// Missing boxes of scalars are 0-D with empty, not nil, slices.
 			for _, u := range s.Uncovered {
 				for _, b := range u.Missing {
@@ -170,9 +161,6 @@ func TestMatchEdges(t *testing.T) {
 				if got := s.At(i); transfersString([]Transfer{got}) != transfersString(tc.want[i:i+1]) {
 					t.Errorf("At(%d) = %v", i, got)
 				}
-			}
-			if err := checkSchedule(tc.writes, tc.reads, s); err != nil {
-				t.Error(err)
 			}
 		})
 	}

@@ -21,6 +21,27 @@ func transfersString(ts []Transfer) string {
 	return strings.Join(s, "\n")
 }
 
+// checkMatch matches writes against reads and checks the schedule's transfers and
+// uncovered reads against want and uncovered exactly, and the schedule against the
+// brute-force checker; it returns the schedule for further checks.
+func checkMatch(t *testing.T, writes []Write, reads []Read, want []Transfer, uncovered []Uncovered) Schedule {
+	t.Helper()
+	s, err := Match(writes, reads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := transfersString(s.Transfers()), transfersString(want); got != want {
+		t.Errorf("transfers:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := uncoveredString(s.Uncovered), uncoveredString(uncovered); got != want {
+		t.Errorf("uncovered:\n%s\nwant:\n%s", got, want)
+	}
+	if err := checkSchedule(writes, reads, s); err != nil {
+		t.Error(err)
+	}
+	return s
+}
+
 func uncoveredString(us []Uncovered) string {
 	var s []string
 	for _, u := range us {
@@ -182,19 +203,7 @@ func TestMatchExact(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Match(tc.writes, tc.reads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := transfersString(s.Transfers()), transfersString(tc.want); got != want {
-				t.Errorf("transfers:\n%s\nwant:\n%s", got, want)
-			}
-			if got, want := uncoveredString(s.Uncovered), uncoveredString(tc.uncovered); got != want {
-				t.Errorf("uncovered:\n%s\nwant:\n%s", got, want)
-			}
-			if err := checkSchedule(tc.writes, tc.reads, s); err != nil {
-				t.Error(err)
-			}
+			checkMatch(t, tc.writes, tc.reads, tc.want, tc.uncovered)
 		})
 	}
 }
