@@ -149,58 +149,65 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 				qhi[k] = r.Box.Start[k] + r.Box.Count[k]
 			}
 		}
-		cands = x.query(qlo, qhi, cands[:0])
-		vw.sortByPriority(cands)
-
 		covered, exact := int64(0), true
-		for i, c := range cands {
-			b := int(c) * 2 * d
-			// Equal lengths let the compiler drop the bounds checks.
-			wl, wh := x.box[b:b+d], x.box[b+d:b+2*d]
-			ql, qh, il, ih := qlo[:len(wl)], qhi[:len(wl)], ilo[:len(wl)], ihi[:len(wl)]
-			v := int64(1) // volume of the overlap
-			for k := range wl {
-				l, h := max(ql[k], wl[k]), min(qh[k], wh[k])
-				il[k], ih[k] = l, h
-				v = mulSat(v, h-l)
-			}
-			clean := true
-			if vw.shared[c] {
+		if vw.blocks {
+			// Disjoint blocks: every candidate serves its whole overlap.
+			q0, q1 := [3]int64(qlo), [3]int64(qhi)
+			cands = x.queryBlocks3(&q0, &q1, cands[:0])
+			vw.sortByPriority(cands)
+			covered, exact = vw.serveBlocks3(&out, ri, &q0, &q1, cands)
+		} else {
+			cands = x.query(qlo, qhi, cands[:0])
+			vw.sortByPriority(cands)
+			for i, c := range cands {
+				b := int(c) * 2 * d
+				// Equal lengths let the compiler drop the bounds checks.
+				wl, wh := x.box[b:b+d], x.box[b+d:b+2*d]
+				ql, qh, il, ih := qlo[:len(wl)], qhi[:len(wl)], ilo[:len(wl)], ihi[:len(wl)]
+				v := int64(1) // volume of the overlap
+				for k := range wl {
+					l, h := max(ql[k], wl[k]), min(qh[k], wh[k])
+					il[k], ih[k] = l, h
+					v = mulSat(v, h-l)
+				}
+				clean := true
+				if vw.shared[c] {
+					for _, h := range cands[:i] {
+						if vw.shared[h] && x.overlaps(h, ilo, ihi) {
+							clean = false
+							break
+						}
+					}
+				}
+				w, wb := vw.global(c), vw.bucket[c]
+				if clean { // the common case: nobody later wrote over this part
+					out.add(wb, ri, w)
+					covered, exact = addSat(covered, v, exact)
+					continue
+				}
+				// Later writes overlap: serve only what they left.
+				bufA = append(bufA[:0], ilo...)
+				bufA = append(bufA, ihi...)
 				for _, h := range cands[:i] {
 					if vw.shared[h] && x.overlaps(h, ilo, ihi) {
-						clean = false
-						break
+						hb := int(h) * 2 * d
+						bufA = subtractFlat(bufA, d, x.box[hb:hb+d], x.box[hb+d:hb+2*d], cut)
+						if len(bufA) == 0 {
+							break
+						}
 					}
 				}
-			}
-			w, wb := vw.global(c), vw.bucket[c]
-			if clean { // the common case: nobody later wrote over this part
-				out.add(wb, ri, w)
-				covered, exact = addSat(covered, v, exact)
-				continue
-			}
-			// Later writes overlap: serve only what they left.
-			bufA = append(bufA[:0], ilo...)
-			bufA = append(bufA, ihi...)
-			for _, h := range cands[:i] {
-				if vw.shared[h] && x.overlaps(h, ilo, ihi) {
-					hb := int(h) * 2 * d
-					bufA = subtractFlat(bufA, d, x.box[hb:hb+d], x.box[hb+d:hb+2*d], cut)
-					if len(bufA) == 0 {
-						break
+				bufA = fc.coalesce(bufA, d)
+				for p := 0; p < len(bufA); p += 2 * d {
+					c, ch, off := coords.alloc(2 * d)
+					out.addPiece(wb, ri, w, ch, off)
+					v := int64(1)
+					for k := range d {
+						c[k], c[d+k] = bufA[p+k], bufA[p+d+k]-bufA[p+k]
+						v = mulSat(v, c[d+k])
 					}
+					covered, exact = addSat(covered, v, exact)
 				}
-			}
-			bufA = fc.coalesce(bufA, d)
-			for p := 0; p < len(bufA); p += 2 * d {
-				c, ch, off := coords.alloc(2 * d)
-				out.addPiece(wb, ri, w, ch, off)
-				v := int64(1)
-				for k := range d {
-					c[k], c[d+k] = bufA[p+k], bufA[p+d+k]-bufA[p+k]
-					v = mulSat(v, c[d+k])
-				}
-				covered, exact = addSat(covered, v, exact)
 			}
 		}
 		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
@@ -267,6 +274,10 @@ func (vw *varWrites) buildIndex(ws []Write) *index {
 			}
 		}
 	}
+	for _, sh := range vw.shared {
+		vw.anyShared = vw.anyShared || sh
+	}
+	vw.blocks = blockPath && d == 3 && len(x.levels) == 1 && x.levels[0].cell != nil && x.levels[0].single && !vw.anyShared
 	return x
 }
 

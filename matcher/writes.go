@@ -28,7 +28,11 @@ type varWrites struct {
 	// shared[i]: some other write of the variable overlaps write i. Only
 	// shared writes need the last-write-wins subtraction.
 	shared []bool
-	idx    *index // built on first use
+	// anyShared: some write of the variable overlaps another; blocks: the
+	// index is one 3-D grid level with each box in one cell and no box
+	// overlaps another, so reads take the block path (blocks.go).
+	anyShared, blocks bool
+	idx               *index // built on first use
 }
 
 // global returns the write index of local write c.
