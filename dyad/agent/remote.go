@@ -28,6 +28,7 @@ func (a *Agent) serveRemote(c *gated) {
 		return
 	}
 	a.ctr.peerAuths.Add(1)
+	capSendBuffer(c.Conn)
 	wait := a.opts.PreAuthTimeout
 	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(wait))
@@ -174,4 +175,19 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 	}
 	a.served(sent, false)
 	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+}
+
+// peerSendBuffer is the send buffer of a connection that serves fetches. Left to the
+// kernel's autotuning, the buffer of a connection kept for reuse grows to megabytes, and
+// sendfile into it then cost the owner's agent twice the CPU of a fresh connection (16
+// MiB: 17 ms against 7 ms of CPU per staging on loopback); a fixed 128 KiB buffer (the
+// kernel doubles it) keeps the sender and the receiver working in step, as on a fresh
+// connection, at every size.
+const peerSendBuffer = 128 << 10
+
+// capSendBuffer fixes c's send buffer at peerSendBuffer when c is a TCP connection.
+func capSendBuffer(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(peerSendBuffer)
+	}
 }
