@@ -1,6 +1,7 @@
 package ucxtransport
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/couplet-hpc/couplet/transport"
@@ -51,8 +52,11 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 }
 
 // RecvBlock starts receiving a sub-block from rank from into b: in place
-// when it is contiguous in b.Buf, else into a buffer unpacked into b once
-// every chunk has arrived.
+// when it is contiguous in b.Buf, else through a few chunk-sized staging
+// buffers, each unpacked into b as soon as its chunk is in and then reused
+// for a later chunk (see blockRecv). Its chunk receives are posted only
+// once an earlier receive from the same rank with the same tag has posted
+// all of its own, so that UCX matches every chunk to its block.
 func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
 	if err := t.checkPeer(from, tag); err != nil {
 		return nil, err
@@ -63,17 +67,15 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	if from == t.rank {
 		return t.self.recv(t, tag, b), nil
 	}
-	p := &blockRecv{t: t, b: b, what: fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag)}
-	data := p.target()
-	utag := ucxTag(true, from, tag)
-	for _, c := range chunks(int64(len(data)), t.o.ChunkBytes) {
-		r, err := t.w.RecvTag(data[c[0]:c[1]], utag, exactMatch)
-		if err != nil {
-			cancelAll(p.reqs)
-			return nil, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
-		}
-		p.reqs = append(p.reqs, r)
-		p.sizes = append(p.sizes, c[1]-c[0])
+	p := &blockRecv{t: t, b: b, key: recvKey{from, tag}, utag: ucxTag(true, from, tag),
+		what:   fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag),
+		chunks: chunks(b.Bytes(), t.o.ChunkBytes)}
+	if prev := t.recvTail[p.key]; prev != nil && !prev.posted() {
+		p.prev = prev
+	}
+	t.recvTail[p.key] = p
+	if err := p.start(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -101,64 +103,225 @@ func chunks(n, size int64) [][2]int64 {
 	return cs
 }
 
-// blockRecv is a block receive in flight.
+// recvKey names the blocks whose chunks UCX tells apart only by order.
+type recvKey struct{ from, tag int }
+
+// pipeDepth is how many chunks of a packed block receive are in flight at
+// once, each in its own staging buffer. A chunk is unpacked right after it
+// lands, while it is still in the cache, and its buffer then takes a later
+// chunk: the unpack reads from the cache instead of memory, and staging
+// takes pipeDepth chunks instead of the whole block.
+const pipeDepth = 4
+
+// maxPipeChunk is the largest ChunkBytes with which packed receives are
+// pipelined: pipeDepth staging buffers of larger chunks would not stay in
+// the cache.
+const maxPipeChunk = 16 << 20
+
+// maxPipeRows bounds the row offsets a pipelined receive keeps; a block of
+// more rows (tiny rows) is staged whole and unpacked at the end.
+const maxPipeRows = 1 << 20
+
+// blockRecv is a block receive in flight. Chunk i of the block holds bytes
+// chunks[i] of its packed (C-order) form and is the i-th UCX message with
+// the block's tag from the peer.
 type blockRecv struct {
-	t       *Transport
-	what    string
-	b       transport.Block
-	staging []byte // the packed bytes, nil when receiving in place
-	reqs    []*ucx.Request
-	sizes   []int64 // expected length of every chunk
-	done    bool
-	err     error
+	t      *Transport
+	what   string
+	b      transport.Block
+	key    recvKey
+	utag   uint64
+	prev   *blockRecv // an earlier receive of key still posting its chunks
+	chunks [][2]int64
+	next   int // chunks[:next] have been posted
+	// dst is where chunk bytes land when the whole block has one buffer:
+	// b's span (in place) or staging unpacked at the end (whole). Else
+	// (pipelined) every slot has its own staging and rows locates packed
+	// bytes in b.
+	dst    []byte
+	whole  bool
+	slots  []recvSlot
+	rowLen int64
+	rows   []int64 // byte offset in b.Buf of every row, in packed order
+	done   bool
+	err    error
 }
 
-// target returns where the bytes land: b.Buf's span or a staging buffer.
-func (p *blockRecv) target() []byte {
+// recvSlot is one chunk receive in flight.
+type recvSlot struct {
+	req   *ucx.Request
+	chunk int
+	buf   []byte // staging of a pipelined chunk
+}
+
+// posted reports whether every chunk receive has been posted, or the
+// receive has ended: a later receive of the same key may then post.
+func (p *blockRecv) posted() bool { return p.done || p.next == len(p.chunks) }
+
+// start chooses where the bytes land and posts what it can: nothing while
+// an earlier receive of the same key is still posting.
+func (p *blockRecv) start() error {
 	if run, ok := transport.ContiguousBytes(p.b); ok {
-		return run
+		p.dst = run
+	} else if len(p.chunks) == 1 || p.t.o.ChunkBytes > maxPipeChunk || !p.indexRows() {
+		p.dst, p.whole = p.t.stage.get(p.b.Bytes()), true
 	}
-	p.staging = p.t.stage.get(p.b.Bytes())
-	return p.staging
+	return p.post()
 }
 
-// Test progresses the worker; once every chunk is in it checks the
-// lengths and unpacks.
+// indexRows records the offset of every row of b, unless there are more
+// than maxPipeRows.
+func (p *blockRecv) indexRows() bool {
+	n := int64(0)
+	transport.EachRun(p.b, func(_, l int64) { n++; p.rowLen = l })
+	if n > maxPipeRows {
+		return false
+	}
+	p.rows = make([]int64, 0, n)
+	transport.EachRun(p.b, func(off, _ int64) { p.rows = append(p.rows, off) })
+	return true
+}
+
+// post posts chunk receives: all of them when the block has one buffer,
+// else up to pipeDepth in flight. It waits for the predecessor first.
+func (p *blockRecv) post() error {
+	if p.prev != nil {
+		if !p.prev.posted() {
+			return nil
+		}
+		p.prev = nil
+	}
+	for p.next < len(p.chunks) && (p.dst != nil || len(p.slots) < pipeDepth) {
+		c := p.chunks[p.next]
+		s := recvSlot{chunk: p.next}
+		var into []byte
+		if p.dst != nil {
+			into = p.dst[c[0]:c[1]]
+		} else {
+			s.buf = p.t.stage.get(p.t.o.ChunkBytes)
+			into = s.buf[:c[1]-c[0]]
+		}
+		r, err := p.t.w.RecvTag(into, p.utag, exactMatch)
+		if err != nil {
+			p.t.stage.put(s.buf)
+			p.abort()
+			return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+		}
+		s.req = r
+		p.slots = append(p.slots, s)
+		p.next++
+	}
+	if p.posted() && p.t.recvTail[p.key] == p {
+		delete(p.t.recvTail, p.key)
+	}
+	return nil
+}
+
+// Test progresses the worker, unpacks the chunks that are in and posts
+// the next ones; it reports done once every chunk is in place.
 func (p *blockRecv) Test() (bool, error) {
 	if p.done {
 		return true, p.err
 	}
-	if !allDone(p.reqs) {
-		p.t.progress()
-		if !allDone(p.reqs) {
-			return false, nil
+	p.t.progress()
+	if err := p.post(); err != nil {
+		return true, p.end(err)
+	}
+	for {
+		moved := false
+		for i := 0; i < len(p.slots); {
+			s := p.slots[i]
+			if !s.req.Done() {
+				i++
+				continue
+			}
+			p.slots = append(p.slots[:i], p.slots[i+1:]...)
+			err := p.land(s)
+			p.t.stage.put(s.buf) // the chunk is in: UCX is done with it
+			if err != nil {
+				return true, p.end(err)
+			}
+			moved = true
+		}
+		if !moved || p.next == len(p.chunks) {
+			break
+		}
+		if err := p.post(); err != nil {
+			return true, p.end(err)
 		}
 	}
-	p.done = true
-	p.err = p.finish()
-	return true, p.err
+	if len(p.slots) > 0 || p.next < len(p.chunks) {
+		return false, nil
+	}
+	var err error
+	if p.whole {
+		err = transport.Unpack(p.b, p.dst)
+	}
+	return true, p.end(err)
 }
 
-func (p *blockRecv) finish() error {
-	defer func() { p.staging = nil }()
-	for i, r := range p.reqs {
-		if err := r.Err(); err != nil {
-			if ucx.IsStatus(err, ucx.StatusTruncated) {
-				return fmt.Errorf("ucxtransport: %s: the sender's block is larger: %w", p.what, err)
-			}
-			return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+// land checks a completed chunk and, when pipelined, unpacks it into b.
+func (p *blockRecv) land(s recvSlot) error {
+	r := s.req
+	if err := r.Err(); err != nil {
+		if ucx.IsStatus(err, ucx.StatusTruncated) {
+			return fmt.Errorf("ucxtransport: %s: the sender's block is larger: %w", p.what, err)
 		}
-		if n, _ := r.Info(); int64(n) != p.sizes[i] {
-			return fmt.Errorf("ucxtransport: %s: message %d of %d has %d bytes, want %d (the blocks differ in size)",
-				p.what, i+1, len(p.reqs), n, p.sizes[i])
-		}
+		return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 	}
-	if p.staging != nil {
-		err := transport.Unpack(p.b, p.staging)
-		p.t.stage.put(p.staging) // every chunk is in: UCX is done with it
-		return err
+	c := p.chunks[s.chunk]
+	if n, _ := r.Info(); int64(n) != c[1]-c[0] {
+		return fmt.Errorf("ucxtransport: %s: message %d of %d has %d bytes, want %d (the blocks differ in size)",
+			p.what, s.chunk+1, len(p.chunks), n, c[1]-c[0])
+	}
+	if s.buf != nil {
+		p.unpackRange(s.buf[:c[1]-c[0]], c[0])
 	}
 	return nil
+}
+
+// unpackRange copies src, the packed bytes from position pos on, into
+// their rows of b.
+func (p *blockRecv) unpackRange(src []byte, pos int64) {
+	for len(src) > 0 {
+		i, in := pos/p.rowLen, pos%p.rowLen
+		off := p.rows[i] + in
+		n := copy(p.b.Buf[off:off+min(p.rowLen-in, int64(len(src)))], src)
+		src, pos = src[n:], pos+int64(n)
+	}
+}
+
+// end finishes the receive with err, cancelling the chunks still in
+// flight when it failed, and releases the staging.
+func (p *blockRecv) end(err error) error {
+	if err != nil && p.abort() != nil {
+		p.whole = false // a chunk may still land in it: leave it be
+	}
+	p.done, p.err = true, err
+	if p.whole {
+		p.t.stage.put(p.dst)
+	}
+	p.dst, p.rows = nil, nil
+	return err
+}
+
+// abort cancels the chunk receives in flight; their staging goes back only
+// once UCX confirms that nothing writes into it any more.
+func (p *blockRecv) abort() error {
+	var errs []error
+	for _, s := range p.slots {
+		if err := s.req.Cancel(cancelTimeout); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p.t.stage.put(s.buf)
+	}
+	p.slots = nil
+	p.next = len(p.chunks)
+	if p.t.recvTail[p.key] == p {
+		delete(p.t.recvTail, p.key)
+	}
+	return errors.Join(errs...)
 }
 
 // Cancel abandons the receive; once it returns nil no chunk is written.
@@ -166,10 +329,13 @@ func (p *blockRecv) Cancel() error {
 	if p.done {
 		return nil
 	}
-	if err := cancelAll(p.reqs); err != nil {
+	if err := p.abort(); err != nil {
 		return fmt.Errorf("ucxtransport: cancel %s: %w", p.what, err)
 	}
-	p.t.stage.put(p.staging) // UCX confirmed: nothing writes into it
-	p.done, p.err, p.staging = true, ErrCanceled, nil
+	p.done, p.err = true, ErrCanceled
+	if p.whole {
+		p.t.stage.put(p.dst) // UCX confirmed: nothing writes into it
+	}
+	p.dst, p.rows = nil, nil
 	return nil
 }

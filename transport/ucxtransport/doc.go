@@ -27,9 +27,16 @@
 // and RecvBlock matches one source exactly. Control messages of unknown
 // size are found with a tag probe and received into a buffer of the
 // probed size. Blocks are sent in place when their sub-block is contiguous
-// in the buffer and packed otherwise (transport.Pack), in messages of at
-// most Options.ChunkBytes, so blocks over 4 GiB work. Messages to the
-// caller's own rank never touch UCX.
+// in the buffer and packed otherwise (transport.Pack), as a train of
+// rendezvous messages of Options.ChunkBytes (4 MiB by default), so blocks
+// over 4 GiB work. A receiver whose sub-block is contiguous receives in
+// place; otherwise it keeps a few chunks in flight in staging buffers and
+// unpacks each as it lands, while the sender puts the next (UCX's
+// rendezvous scheme defaults to put_zcopy: the two copies are shared
+// between sender and receiver). Chunks of blocks with the same source and
+// tag are told apart by order, so a block receive posts its chunks only
+// once the earlier one with the same source and tag has posted all of its
+// own. Messages to the caller's own rank never touch UCX.
 //
 // # Errors
 //

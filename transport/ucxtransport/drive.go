@@ -20,18 +20,23 @@ var _ transport.Driver = (*Transport)(nil)
 func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch int) (bool, error) {
 	next := 0 // ps[:next] are complete
 	var first error
+	// Every pass tests every operation not known complete, not just up to
+	// the first pending one: a pipelined block receive posts its next
+	// chunks only inside its Test, and its sender waits for them.
 	all := func() bool {
-		for next < len(ps) {
-			done, err := ps[next].Test()
+		complete := true
+		for i := next; i < len(ps); i++ {
+			done, err := ps[i].Test()
 			if err != nil && first == nil {
 				first = err
 			}
 			if !done {
-				return false
+				complete = false
+			} else if complete {
+				next = i + 1
 			}
-			next++
 		}
-		return true
+		return complete
 	}
 	if all() || budget <= 0 {
 		return next == len(ps), first

@@ -29,7 +29,7 @@ func Join(ctx context.Context, o Options) (*Transport, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	t := &Transport{o: o, eps: map[int]*ucx.Endpoint{}, inbox: map[int][]*inMsg{}}
+	t := &Transport{o: o, eps: map[int]*ucx.Endpoint{}, inbox: map[int][]*inMsg{}, recvTail: map[recvKey]*blockRecv{}}
 	t.self.init()
 	addr, err := t.open()
 	dir, err := rendezvous.Join(ctx, rendezvous.Options{KV: o.KV, Namespace: o.Namespace,

@@ -30,9 +30,13 @@ type Options struct {
 // also bounds KVS look-ups of peer addresses.
 const DefaultTimeout = 2 * time.Minute
 
-// DefaultChunkBytes is the default Options.ChunkBytes: well below the
-// 4 GiB at which UCX protocols start to misbehave.
-const DefaultChunkBytes = 1 << 30
+// DefaultChunkBytes is the default Options.ChunkBytes. A block travels as
+// a train of rendezvous messages of this size, so that the receiver of a
+// packed block unpacks one chunk while the next one lands (see blockRecv),
+// and it stays far below the 4 GiB at which UCX protocols misbehave. With
+// 4 MiB the 256 MiB exchange over shared memory measured faster than with
+// 1 MiB (more messages) or 1 GiB (no overlap).
+const DefaultChunkBytes = 4 << 20
 
 // check validates the options; every rank of a component sees the same
 // options, so all fail alike.
@@ -68,6 +72,9 @@ func (o *Options) check() error {
 		// applies tcp settings given by ucp_config_modify to no transport and
 		// warns of them as invalid.
 		for k, v := range tcpBuffers(os.Getenv("UCX_TLS"), os.LookupEnv) {
+			os.Setenv("UCX_"+k, v)
+		}
+		for k, v := range rndvDefaults(os.LookupEnv) {
 			os.Setenv("UCX_"+k, v)
 		}
 	}
@@ -111,6 +118,25 @@ func tcpBuffers(tls string, lookup func(string) (string, bool)) map[string]strin
 		if _, set := lookup("UCX_" + k); !set {
 			cfg[k] = tcpSocketBuffer
 		}
+	}
+	return cfg
+}
+
+// rndvScheme is UCX's rendezvous scheme unless UCX_RNDV_SCHEME says
+// otherwise. With put_zcopy the sender copies a large message into the
+// receiver's buffer (over shared memory with cross-memory attach, over tcp
+// by writing its socket), so sender and receiver share the two copies of
+// a packed block, as MPI's two-copy path does. UCX's automatic choice over
+// shared memory is get_zcopy, which leaves both the copy and the unpack to
+// the receiver while the sender idles.
+const rndvScheme = "put_zcopy"
+
+// rndvDefaults returns the UCX rendezvous settings that the environment
+// (read through lookup) leaves unset.
+func rndvDefaults(lookup func(string) (string, bool)) map[string]string {
+	cfg := map[string]string{}
+	if _, set := lookup("UCX_RNDV_SCHEME"); !set {
+		cfg["RNDV_SCHEME"] = rndvScheme
 	}
 	return cfg
 }

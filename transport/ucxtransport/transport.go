@@ -11,16 +11,19 @@ import (
 // Transport is the UCX transport.Transport. Like the interface says, one
 // goroutine uses it at a time.
 type Transport struct {
-	o      Options
-	ctx    *ucx.Context
-	w      *ucx.Worker
-	dir    *rendezvous.Directory // the layout, and where peers' addresses are
-	rank   int                   // dir.Rank()
-	eps    map[int]*ucx.Endpoint
-	inbox  map[int][]*inMsg // control messages by tag, in arrival order
-	self   selfBlocks
-	stage  stagePool // staging buffers of packed blocks
-	closed bool
+	o     Options
+	ctx   *ucx.Context
+	w     *ucx.Worker
+	dir   *rendezvous.Directory // the layout, and where peers' addresses are
+	rank  int                   // dir.Rank()
+	eps   map[int]*ucx.Endpoint
+	inbox map[int][]*inMsg // control messages by tag, in arrival order
+	self  selfBlocks
+	stage stagePool // staging buffers of packed blocks
+	// recvTail is, for each source and tag, the latest block receive that
+	// has not yet posted all of its chunks.
+	recvTail map[recvKey]*blockRecv
+	closed   bool
 }
 
 var _ transport.Transport = (*Transport)(nil)

@@ -17,14 +17,20 @@ type blockCase struct {
 	rShape, rStart []int64
 	count          []int64
 	early          bool // receive posted before the sends
+	// twice sends a second block with the same tag right after the first
+	// (other contents), so that chunks of the two must not mix.
+	twice bool
 }
 
 var blockCases = []blockCase{
-	{"3-D strided", 8, []int64{5, 6, 7}, []int64{1, 2, 3}, []int64{4, 8, 9}, []int64{2, 1, 0}, []int64{2, 3, 4}, true},
-	{"3-D contiguous", 8, []int64{8, 32, 32}, []int64{2, 0, 0}, []int64{6, 32, 32}, []int64{1, 0, 0}, []int64{4, 32, 32}, false},
-	{"3-D strided, chunked", 4, []int64{16, 64, 130}, []int64{1, 0, 1}, []int64{14, 66, 128}, []int64{0, 1, 0}, []int64{14, 64, 128}, true},
-	{"1-D contiguous, chunked", 1, []int64{300000}, []int64{1000}, []int64{250000}, []int64{0}, []int64{250000}, false},
-	{"0-D", 2, nil, nil, nil, nil, nil, false},
+	{"3-D strided", 8, []int64{5, 6, 7}, []int64{1, 2, 3}, []int64{4, 8, 9}, []int64{2, 1, 0}, []int64{2, 3, 4}, true, false},
+	{"3-D contiguous", 8, []int64{8, 32, 32}, []int64{2, 0, 0}, []int64{6, 32, 32}, []int64{1, 0, 0}, []int64{4, 32, 32}, false, false},
+	{"3-D strided, chunked", 4, []int64{16, 64, 130}, []int64{1, 0, 1}, []int64{14, 66, 128}, []int64{0, 1, 0}, []int64{14, 64, 128}, true, false},
+	{"1-D contiguous, chunked", 1, []int64{300000}, []int64{1000}, []int64{250000}, []int64{0}, []int64{250000}, false, false},
+	{"0-D", 2, nil, nil, nil, nil, nil, false, false},
+	// Rows of 2400 bytes: chunk boundaries fall inside rows, and a block
+	// has more chunks than a pipelined receive keeps in flight.
+	{"3-D strided, rows across chunks, twice", 8, []int64{3, 40, 300}, []int64{0, 0, 0}, []int64{3, 50, 310}, []int64{0, 5, 7}, []int64{3, 40, 300}, true, true},
 }
 
 const sentinel = 0xEE
@@ -109,6 +115,7 @@ func blocks(t *ucxtransport.Transport) {
 		b    transport.Block
 		src  int
 		k    int
+		ck   int // the contents' key: k, or k+len(blockCases) for the second of twice
 		done bool
 	}
 	var recvs []*recv
@@ -118,12 +125,14 @@ func blocks(t *ucxtransport.Transport) {
 				continue
 			}
 			for _, src := range peers {
-				r := &recv{b: c.recvBlock(), src: src, k: k}
-				var err error
-				if r.p, err = t.RecvBlock(src, 100+k, r.b); err != nil {
-					mpitest.Fatal(rank, "receive %s from %d: %v", c.name, src, err)
+				for n := range copies(c) {
+					r := &recv{b: c.recvBlock(), src: src, k: k, ck: k + n*len(blockCases)}
+					var err error
+					if r.p, err = t.RecvBlock(src, 100+k, r.b); err != nil {
+						mpitest.Fatal(rank, "receive %s from %d: %v", c.name, src, err)
+					}
+					recvs = append(recvs, r)
 				}
-				recvs = append(recvs, r)
 			}
 		}
 	}
@@ -131,11 +140,13 @@ func blocks(t *ucxtransport.Transport) {
 	var sends []transport.Pending
 	for k, c := range blockCases {
 		for _, dst := range peers {
-			p, err := t.SendBlock(dst, 100+k, c.sendBlock(me, k))
-			if err != nil {
-				mpitest.Fatal(rank, "send %s to %d: %v", c.name, dst, err)
+			for n := range copies(c) {
+				p, err := t.SendBlock(dst, 100+k, c.sendBlock(me, k+n*len(blockCases)))
+				if err != nil {
+					mpitest.Fatal(rank, "send %s to %d: %v", c.name, dst, err)
+				}
+				sends = append(sends, p)
 			}
-			sends = append(sends, p)
 		}
 	}
 	post(false)
@@ -151,7 +162,7 @@ func blocks(t *ucxtransport.Transport) {
 			}
 			if done {
 				r.done = true
-				if err := blockCases[r.k].check(r.b, r.src, r.k); err != nil {
+				if err := blockCases[r.k].check(r.b, r.src, r.ck); err != nil {
 					return false, err
 				}
 			}
@@ -160,4 +171,12 @@ func blocks(t *ucxtransport.Transport) {
 		sent, err := testAll(sends)
 		return all && sent, err
 	})
+}
+
+// copies is how many blocks of case c go to each peer with its tag.
+func copies(c blockCase) int {
+	if c.twice {
+		return 2
+	}
+	return 1
 }
