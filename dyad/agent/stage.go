@@ -54,9 +54,11 @@ func (f *flights) do(key string, fn func() error) error {
 // A failure at any point removes the temporary file, so no partial file is left.
 func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string, dtl dyad.DTL) error {
 	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
-		if sm, err := os.ReadFile(side); err == nil {
-			if m, err := wire.DecodeMeta(sm); err == nil && m.Version == meta.Version && m.Key == meta.Key {
-				if st, err := os.Stat(dest); err == nil && st.Size() == m.Size {
+		// The destination is looked at first: usually it is missing, and the sidecar
+		// (left by an earlier version) need not be read.
+		if st, err := os.Stat(dest); err == nil && st.Size() == meta.Size {
+			if sm, err := os.ReadFile(side); err == nil {
+				if m, err := wire.DecodeMeta(sm); err == nil && m.Version == meta.Version && m.Key == meta.Key && m.Size == st.Size() {
 					return nil // staged by the flight that just finished
 				}
 			}
