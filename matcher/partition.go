@@ -220,16 +220,27 @@ func (p *Partition) Grid(v int) []int64 {
 // one per block it touches, in row-major block order. The pieces are
 // disjoint and their union is b. An empty box yields no pieces.
 func (p *Partition) Split(v int, b Box) []Piece {
+	var out []Piece
+	p.SplitFunc(v, b, func(m int, piece Box) { out = append(out, Piece{Matcher: m, Box: piece.Clone()}) })
+	return out
+}
+
+// SplitFunc calls fn with each piece of Split(v, b) and its matcher, in the
+// same order, without building the pieces: piece shares memory with b or
+// with storage reused for the next piece, so fn copies what it keeps (into
+// storage of its own, such as one buffer for all of a matcher's pieces).
+func (p *Partition) SplitFunc(v int, b Box, fn func(matcher int, piece Box)) {
 	if b.Empty() {
-		return nil
+		return
 	}
-	whole := []Piece{{Matcher: mod(v, p.matchers), Box: b.Clone()}}
 	c := p.vars[v]
 	if p.mode != ModeRange || c == nil || len(c.bounds) != b.Dims() {
-		return whole
+		fn(mod(v, p.matchers), b)
+		return
 	}
 	d := b.Dims()
-	p0, p1, cur := make([]int, d), make([]int, d), make([]int, d)
+	blocks := make([]int, 3*d)
+	p0, p1, cur := blocks[:d], blocks[d:2*d], blocks[2*d:]
 	for k := range d {
 		if bd := c.bounds[k]; bd != nil {
 			p0[k] = blockOf(bd, b.Start[k])
@@ -237,9 +248,11 @@ func (p *Partition) Split(v int, b Box) []Piece {
 		}
 	}
 	copy(cur, p0)
-	var out []Piece
+	buf := make([]int64, 2*d)
+	pc := Box{Start: buf[:d:d], Count: buf[d:]}
 	for {
-		pc := Piece{Box: b.Clone()}
+		copy(pc.Start, b.Start)
+		copy(pc.Count, b.Count)
 		blk := 0
 		for k := range d {
 			blk += cur[k] * c.stride[k]
@@ -254,10 +267,9 @@ func (p *Partition) Split(v int, b Box) []Piece {
 			if cur[k] < len(bd)-2 {
 				hi = min(hi, bd[cur[k]+1])
 			}
-			pc.Box.Start[k], pc.Box.Count[k] = lo, hi-lo
+			pc.Start[k], pc.Count[k] = lo, hi-lo
 		}
-		pc.Matcher = (blk + mod(v, p.matchers)) % p.matchers
-		out = append(out, pc)
+		fn((blk+mod(v, p.matchers))%p.matchers, pc)
 		k := d - 1
 		for ; k >= 0; k-- {
 			if cur[k] < p1[k] {
@@ -267,7 +279,7 @@ func (p *Partition) Split(v int, b Box) []Piece {
 			cur[k] = p0[k]
 		}
 		if k < 0 {
-			return out
+			return
 		}
 	}
 }

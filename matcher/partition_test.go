@@ -229,3 +229,54 @@ func TestMsgpackRoundTrip(t *testing.T) {
 		t.Errorf("writes round trip: %v", ws)
 	}
 }
+
+// TestSplitFunc checks that SplitFunc yields Split's pieces in Split's order
+// when its pieces are copied, that they tile the box and leave it unchanged, over partitions of every kind, boxes inside,
+// across and outside the shapes, empty boxes and variables without a shape.
+func TestSplitFunc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	byMatchers, _ := NewPartition(ModeRange, 6)
+	byWidth, _ := NewRangePartition(3, 5)
+	byVar, _ := NewPartition(ModeVarID, 4)
+	for _, p := range []*Partition{byMatchers, byWidth, byVar} {
+		for v, shape := range [][]int64{{12, 9, 20}, {Unlimited, 16}, {7}} {
+			if err := p.SetShape(v, shape); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 500 {
+			v := rng.IntN(4) // variable 3 has no shape
+			d := 1 + rng.IntN(3)
+			b := Box{Start: make([]int64, d), Count: make([]int64, d)}
+			for k := range d {
+				b.Start[k], b.Count[k] = rng.Int64N(30)-5, rng.Int64N(15)
+			}
+			orig := b.Clone()
+			var got []Piece
+			p.SplitFunc(v, b, func(m int, pc Box) { got = append(got, Piece{Matcher: m, Box: pc.Clone()}) })
+			want := p.Split(v, b)
+			if !slices.EqualFunc(got, want, func(a, b Piece) bool { return a.Matcher == b.Matcher && a.Box.Equal(b.Box) }) {
+				t.Fatalf("%v var %d box %v: SplitFunc %v, Split %v", p.Mode(), v, b, got, want)
+			}
+			if !b.Equal(orig) {
+				t.Fatalf("SplitFunc changed the box %v to %v", orig, b)
+			}
+			// The pieces tile the box.
+			var vol int64
+			for i, pc := range got {
+				vol += pc.Box.Volume()
+				if !b.Contains(pc.Box) || pc.Box.Empty() || pc.Matcher < 0 || pc.Matcher >= p.Matchers() {
+					t.Fatalf("box %v: piece %v", b, pc)
+				}
+				for _, o := range got[:i] {
+					if o.Box.Overlaps(pc.Box) {
+						t.Fatalf("box %v: pieces %v and %v overlap", b, o, pc)
+					}
+				}
+			}
+			if vol != b.Volume() {
+				t.Fatalf("box %v: pieces %v hold %d elements", b, got, vol)
+			}
+		}
+	}
+}
