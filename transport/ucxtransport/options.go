@@ -106,17 +106,27 @@ func defaultUCX(tls string) *ucx.Options {
 // with raw MPI over the tcp BTL.
 const tcpSocketBuffer = "4M"
 
-// tcpBuffers returns the UCX settings of the tcp socket buffers that the
-// environment (read through lookup) leaves unset, when UCX_TLS names tcp:
-// UCX warns of settings that no transport in use reads.
+// tcpTxSeg and tcpRxSeg are the segment sizes of UCX's tcp transport
+// unless UCX_TCP_TX_SEG_SIZE / UCX_TCP_RX_SEG_SIZE say otherwise (UCX
+// defaults to 8 KiB and 64 KiB): the 256 MiB exchange over tcp measured
+// 1.15-1.6 times faster with these, in each of three interleaved runs.
+const (
+	tcpTxSeg = "64K"
+	tcpRxSeg = "256K"
+)
+
+// tcpBuffers returns the UCX settings of the tcp socket buffers and
+// segments that the environment (read through lookup) leaves unset, when
+// UCX_TLS names tcp: UCX warns of settings that no transport in use reads.
 func tcpBuffers(tls string, lookup func(string) (string, bool)) map[string]string {
 	cfg := map[string]string{}
 	if !slices.Contains(strings.Split(strings.ReplaceAll(tls, " ", ""), ","), "tcp") {
 		return cfg
 	}
-	for _, k := range []string{"TCP_SNDBUF", "TCP_RCVBUF"} {
+	for k, v := range map[string]string{"TCP_SNDBUF": tcpSocketBuffer, "TCP_RCVBUF": tcpSocketBuffer,
+		"TCP_TX_SEG_SIZE": tcpTxSeg, "TCP_RX_SEG_SIZE": tcpRxSeg} {
 		if _, set := lookup("UCX_" + k); !set {
-			cfg[k] = tcpSocketBuffer
+			cfg[k] = v
 		}
 	}
 	return cfg
