@@ -1,10 +1,15 @@
 package cma
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,15 +20,7 @@ import (
 // differ on the two sides, and compares with Pack/Unpack: exact bytes, and
 // nothing outside the destination sub-block touched.
 func TestReadSelf(t *testing.T) {
-	cases := []struct {
-		name     string
-		esize    int
-		srcShape []int64
-		srcStart []int64
-		dstShape []int64
-		dstStart []int64
-		count    []int64
-	}{
+	cases := []readCase{
 		{"contiguous", 8, []int64{64}, []int64{0}, []int64{64}, []int64{0}, []int64{64}},
 		{"0-d", 4, nil, nil, nil, nil, nil},
 		{"rows to slab", 8, []int64{4, 16, 16}, []int64{1, 0, 0}, []int64{8, 32, 32}, []int64{2, 8, 16}, []int64{2, 16, 16}},
@@ -35,59 +32,158 @@ func TestReadSelf(t *testing.T) {
 		{"empty", 8, []int64{4, 4}, []int64{1, 1}, []int64{4, 4}, []int64{0, 0}, []int64{0, 3}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := transport.Block{ElemSize: c.esize, Shape: c.srcShape, Start: c.srcStart, Count: c.count}
-			src.Buf = make([]byte, total(c.srcShape, c.esize))
-			for i := range src.Buf {
-				src.Buf[i] = byte(i*7 + 3)
+		for _, shared := range []bool{false, true} {
+			name := c.name
+			if shared {
+				name += " shared"
 			}
-			dst := transport.Block{ElemSize: c.esize, Shape: c.dstShape, Start: c.dstStart, Count: c.count}
-			dst.Buf = bytes.Repeat([]byte{0xee}, int(total(c.dstShape, c.esize)))
-			want := append([]byte{}, dst.Buf...)
-			packed := make([]byte, src.Bytes())
-			if err := transport.Pack(src, packed); err != nil {
-				t.Fatal(err)
+			t.Run(name, func(t *testing.T) {
+				readSelf(t, c, shared)
+			})
+		}
+	}
+}
+
+// readCase is a block layout on both sides of a read.
+type readCase struct {
+	name     string
+	esize    int
+	srcShape []int64
+	srcStart []int64
+	dstShape []int64
+	dstStart []int64
+	count    []int64
+}
+
+// readSelf is one case of TestReadSelf; with shared the source lies in
+// memory from Alloc, which the read maps (checked) instead of using
+// process_vm_readv.
+func readSelf(t *testing.T, c readCase, shared bool) {
+	src := transport.Block{ElemSize: c.esize, Shape: c.srcShape, Start: c.srcStart, Count: c.count}
+	src.Buf = make([]byte, total(c.srcShape, c.esize))
+	if shared {
+		buf, err := Alloc(len(src.Buf) + 24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			Detach()
+			if err := Free(buf); err != nil {
+				t.Error(err)
 			}
-			if err := transport.Unpack(transport.Block{Buf: want, ElemSize: c.esize, Shape: c.dstShape, Start: c.dstStart, Count: c.count}, packed); err != nil {
-				t.Fatal(err)
-			}
-			d, err := Decode(Describe(src).Encode())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Read(d, dst); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(dst.Buf, want) {
-				t.Errorf("destination differs from Pack+Unpack")
-			}
-			// The same in three uneven ranges read at once.
-			dst.Buf = bytes.Repeat([]byte{0xee}, len(dst.Buf))
-			n := dst.Bytes()
-			cuts := []int64{0, n / 3, n/3 + n/5 + 1, n}
-			if n < 2 {
-				cuts = []int64{0, n}
-			}
-			var wg sync.WaitGroup
-			errs := make([]error, len(cuts)-1)
-			for i := range errs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs[i] = ReadRange(d, dst, cuts[i], cuts[i+1]-cuts[i])
-				}()
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(dst.Buf, want) {
-				t.Errorf("destination read in ranges %v differs from Pack+Unpack", cuts)
-			}
-			if err := ReadRange(d, dst, 1, n); err == nil {
-				t.Errorf("range [1,+%d) of a %d-byte block: no error", n, n)
-			}
-		})
+		}()
+		src.Buf = buf[24:] // not at the start of the region
+	}
+	for i := range src.Buf {
+		src.Buf[i] = byte(i*7 + 3)
+	}
+	dst := transport.Block{ElemSize: c.esize, Shape: c.dstShape, Start: c.dstStart, Count: c.count}
+	dst.Buf = bytes.Repeat([]byte{0xee}, int(total(c.dstShape, c.esize)))
+	want := append([]byte{}, dst.Buf...)
+	packed := make([]byte, src.Bytes())
+	if err := transport.Pack(src, packed); err != nil {
+		t.Fatal(err)
+	}
+	if err := transport.Unpack(transport.Block{Buf: want, ElemSize: c.esize, Shape: c.dstShape, Start: c.dstStart, Count: c.count}, packed); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(Describe(src).Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Read(d, dst); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst.Buf, want) {
+		t.Errorf("destination differs from Pack+Unpack")
+	}
+	// The same in three uneven ranges read at once.
+	dst.Buf = bytes.Repeat([]byte{0xee}, len(dst.Buf))
+	n := dst.Bytes()
+	cuts := []int64{0, n / 3, n/3 + n/5 + 1, n}
+	if n < 2 {
+		cuts = []int64{0, n}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(cuts)-1)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ReadRange(d, dst, cuts[i], cuts[i+1]-cuts[i])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst.Buf, want) {
+		t.Errorf("destination read in ranges %v differs from Pack+Unpack", cuts)
+	}
+	if err := ReadRange(d, dst, 1, n); err == nil {
+		t.Errorf("range [1,+%d) of a %d-byte block: no error", n, n)
+	}
+	if want := shared && n > 0; (d.Region != 0) != shared || (attachedTo(os.Getpid()) > 0) != want {
+		t.Errorf("shared=%v: descriptor region %d, %d mappings of this process, want mapped=%v", shared, d.Region, attachedTo(os.Getpid()), want)
+	}
+}
+
+// attachedTo counts the mappings of pid's regions.
+func attachedTo(pid int) int {
+	attached.Lock()
+	defer attached.Unlock()
+	k := 0
+	for _, a := range attached.list {
+		if a.pid == pid {
+			k++
+		}
+	}
+	return k
+}
+
+// TestSharedFallback: a descriptor whose region cannot be mapped (another
+// file's inode, a closed descriptor) is still read, by process_vm_readv,
+// and maps nothing; Free refuses what Alloc did not return.
+func TestSharedFallback(t *testing.T) {
+	buf, err := Alloc(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	src := transport.Block{Buf: buf, ElemSize: 1, Shape: []int64{4096}, Start: []int64{0}, Count: []int64{4096}}
+	good := Describe(src)
+	if good.Region == 0 {
+		t.Fatal("a block in memory from Alloc has no region")
+	}
+	otherFile := good
+	otherFile.Region++
+	closedFd := good
+	closedFd.Fd = 1 << 20
+	for _, d := range []Desc{otherFile, closedFd} {
+		dst := transport.Block{Buf: make([]byte, 4096), ElemSize: 1, Shape: []int64{4096}, Start: []int64{0}, Count: []int64{4096}}
+		if err := Read(d, dst); err != nil {
+			t.Fatalf("region %d fd %d: %v", d.Region, d.Fd, err)
+		}
+		if !bytes.Equal(dst.Buf, buf) {
+			t.Errorf("region %d fd %d: bytes differ", d.Region, d.Fd)
+		}
+		if n := attachedTo(os.Getpid()); n != 0 {
+			t.Errorf("region %d fd %d: %d mappings, want none", d.Region, d.Fd, n)
+		}
+	}
+	if err := Free(buf[1:]); err == nil {
+		t.Error("Free of a slice inside a region: no error")
+	}
+	if err := Free(make([]byte, 8)); err == nil {
+		t.Error("Free of heap memory: no error")
+	}
+	if err := Free(buf); err != nil {
+		t.Error(err)
+	}
+	if _, err := Alloc(0); err == nil {
+		t.Error("Alloc(0): no error")
 	}
 }
 
@@ -128,14 +224,20 @@ func TestReadErrors(t *testing.T) {
 	}
 	bad := [][]int64{
 		nil,
-		{1, 2, 3, 4, 5, 0},                   // magic
-		{descMagic, 1, 0, 8, 8, 1, 1, 0},     // short
-		{descMagic, 1, 0, 8, 8, 1, 2, 0, 2},  // 16 bytes of shape in an 8-byte buffer
-		{descMagic, 0, 0, 8, 8, 1, 1, 0, 1},  // pid 0
-		{descMagic, 1, 0, 8, 8, 1, 1, 1, 1},  // start+count beyond shape
-		{descMagic, 1, 0, 8, 8, -1},          // negative rank
-		{descMagic, 1, 0, -8, 8, 1, 1, 0, 1}, // negative length
-		{descMagic, 1, 0, 8, 0, 1, 1, 0, 1},  // element size 0
+		{1, 2, 3, 4, 5, 0, 0, 0, 0},         // magic
+		{descMagic, 1, 0, 8, 8, 1, 1, 0},    // short
+		{descMagic, 1, 0, 8, 8, 1, 1, 0, 1}, // no region words
+		{descMagic, 1, 0, 8, 8, 1, 2, 0, 2, 0, 0, 0},         // 16 bytes of shape in an 8-byte buffer
+		{descMagic, 0, 0, 8, 8, 1, 1, 0, 1, 0, 0, 0},         // pid 0
+		{descMagic, 1, 0, 8, 8, 1, 1, 1, 1, 0, 0, 0},         // start+count beyond shape
+		{descMagic, 1, 0, 8, 8, -1, 0, 0, 0},                 // negative rank
+		{descMagic, 1, 0, 8, 8, 1 << 62, 0, 0, 0},            // huge rank
+		{descMagic, 1, 0, -8, 8, 1, 1, 0, 1, 0, 0, 0},        // negative length
+		{descMagic, 1, 0, 8, 0, 1, 1, 0, 1, 0, 0, 0},         // element size 0
+		{descMagic, 1, 0, 8, 8, 1, 1, 0, 1, -1, 0, 0},        // negative region
+		{descMagic, 1, 0, 8, 8, 1, 1, 0, 1, 5, -1, 0},        // negative fd
+		{descMagic, 1, 0, 8, 8, 1, 1, 0, 1, 5, 3, -8},        // negative offset
+		{descMagic, 1, 0, 8, 8, 1, 1, 0, 1, 5, 3, 1<<63 - 4}, // offset+length overflows
 	}
 	for i, w := range bad {
 		if _, err := Decode(w); err == nil {
@@ -147,15 +249,17 @@ func TestReadErrors(t *testing.T) {
 // FuzzDecode: Decode never panics, and what it accepts encodes back to the
 // same words.
 func FuzzDecode(f *testing.F) {
-	f.Add(int64(descMagic), int64(1), int64(4096), int64(64), int64(8), int64(1), int64(8), int64(0), int64(8))
-	f.Fuzz(func(t *testing.T, a, b, c, d, e, nd, x, y, z int64) {
-		w := []int64{a, b, c, d, e, nd, x, y, z}
-		got, err := Decode(w)
-		if err != nil {
-			return
-		}
-		if !slicesEqual(got.Encode(), w) {
-			t.Errorf("Decode(%v) encodes back to %v", w, got.Encode())
+	f.Add(int64(descMagic), int64(1), int64(4096), int64(64), int64(8), int64(1), int64(8), int64(0), int64(8), int64(0), int64(0), int64(0))
+	f.Add(int64(descMagic), int64(1), int64(4096), int64(64), int64(8), int64(1), int64(8), int64(0), int64(8), int64(77), int64(5), int64(128))
+	f.Fuzz(func(t *testing.T, a, b, c, d, e, nd, x, y, z, rg, fd, off int64) {
+		for _, w := range [][]int64{{a, b, c, d, e, nd, x, y, z, rg, fd, off}, {a, b, c, d, e, nd, rg, fd, off}} {
+			got, err := Decode(w)
+			if err != nil {
+				continue
+			}
+			if !slicesEqual(got.Encode(), w) {
+				t.Errorf("Decode(%v) encodes back to %v", w, got.Encode())
+			}
 		}
 	})
 }
@@ -170,4 +274,99 @@ func slicesEqual(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// TestMain lets the test binary serve as the owner process of
+// TestSharedOtherProcess.
+func TestMain(m *testing.M) {
+	if os.Getenv(ownerEnv) != "" {
+		os.Exit(owner())
+	}
+	os.Exit(m.Run())
+}
+
+const ownerEnv = "CMA_TEST_OWNER"
+
+// owner allocates a region, fills it, prints the descriptor of a block in
+// it and waits for its stdin to close.
+func owner() int {
+	buf, err := Alloc(1 << 20)
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	for i := range buf {
+		buf[i] = byte(i * 5)
+	}
+	b := transport.Block{Buf: buf[4096:], ElemSize: 8, Shape: []int64{64, 256}, Start: []int64{8, 16}, Count: []int64{32, 128}}
+	fmt.Println(strings.Trim(fmt.Sprint(Describe(b).Encode()), "[]"))
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// TestSharedOtherProcess reads a block from another process's Alloc'd
+// memory: by mapping it (one mapping of that process afterwards), with the
+// bytes Pack gives for the same block.
+func TestSharedOtherProcess(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), ownerEnv+"=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("owner: %v", err)
+		}
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("owner said %q: %v", line, err)
+	}
+	var w []int64
+	for _, f := range strings.Fields(line) {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			t.Fatalf("owner said %q", line)
+		}
+		w = append(w, v)
+	}
+	d, err := Decode(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Region == 0 || d.Pid != cmd.Process.Pid || d.Off != 4096 {
+		t.Fatalf("descriptor %+v: want a region of pid %d at offset 4096", d, cmd.Process.Pid)
+	}
+	src := transport.Block{Buf: make([]byte, 1<<20), ElemSize: 8, Shape: []int64{64, 256}, Start: []int64{8, 16}, Count: []int64{32, 128}}
+	for i := range src.Buf {
+		src.Buf[i] = byte(i * 5)
+	}
+	src.Buf = src.Buf[4096:]
+	want := make([]byte, src.Bytes())
+	if err := transport.Pack(src, want); err != nil {
+		t.Fatal(err)
+	}
+	dst := transport.Block{Buf: make([]byte, len(want)), ElemSize: 8, Shape: []int64{32, 128}, Start: []int64{0, 0}, Count: []int64{32, 128}}
+	if err := Read(d, dst); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst.Buf, want) {
+		t.Error("bytes read from the owner's region differ from Pack")
+	}
+	if n := attachedTo(d.Pid); n != 1 {
+		t.Errorf("%d mappings of the owner's regions, want 1", n)
+	}
+	Detach()
+	if n := attachedTo(d.Pid); n != 0 {
+		t.Errorf("%d mappings after Detach, want 0", n)
+	}
 }

@@ -37,17 +37,36 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 	if n == 0 {
 		return nil
 	}
+	local := window(dst, 0, off, n) // offsets in dst.Buf
+	if d.Region != 0 {
+		if mem, done, err := attach(d); err == nil {
+			defer done()
+			// Offsets in the owner's memory file, whose byte d.Off is the
+			// owner's d.Addr: copy straight out of this process's mapping.
+			remote := window(d.block(), d.Off, off, n)
+			pairs(local, remote, func(l, r, n int64) error {
+				copy(dst.Buf[l:l+n], mem[r:r+n])
+				return nil
+			})
+			return nil
+		}
+	}
 	remote := window(d.block(), int64(d.Addr), off, n) // addresses in the owner
-	local := window(dst, 0, off, n)                    // offsets in dst.Buf
 	b := batcher{pid: d.Pid, buf: dst.Buf}
-	// Walk both run lists in step: each piece is the overlap of the current
-	// local and remote runs; pieces that continue the previous iovec on a
-	// side extend it.
+	if err := pairs(local, remote, b.add); err != nil {
+		return err
+	}
+	return b.flush()
+}
+
+// pairs walks two run lists of the same total length in step and calls
+// piece with each overlap of a local and a remote run, in order.
+func pairs(local, remote []run, piece func(l, r, n int64) error) error {
 	li, ri := 0, 0
 	var lo, ro int64 // bytes consumed of local[li], remote[ri]
 	for li < len(local) {
 		n := min(local[li].n-lo, remote[ri].n-ro)
-		if err := b.add(local[li].addr+lo, remote[ri].addr+ro, n); err != nil {
+		if err := piece(local[li].addr+lo, remote[ri].addr+ro, n); err != nil {
 			return err
 		}
 		lo += n
@@ -59,7 +78,7 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 			ri, ro = ri+1, 0
 		}
 	}
-	return b.flush()
+	return nil
 }
 
 // window returns the runs of b's sub-block that hold its stream bytes

@@ -43,6 +43,7 @@ import (
 	"github.com/couplet-hpc/couplet/nc"
 	"github.com/couplet-hpc/couplet/pnetcdf"
 	_ "github.com/couplet-hpc/couplet/transport/all" // the transports dtf picks from by name
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
 
@@ -131,7 +132,11 @@ func body(world mpi.Comm) error {
 		r.start = []int64{int64(r.rank) * dz, 0, 0}
 		r.count = []int64{dz, side, side}
 	}
-	if r.buf, err = hugeFloats(r.count[0] * r.count[1] * r.count[2]); err != nil {
+	alloc := hugeFloats
+	if r.writer && !*alone { // separate launches over UCX read no peer's memory
+		alloc = sharedFloats
+	}
+	if r.buf, err = alloc(r.count[0] * r.count[1] * r.count[2]); err != nil {
 		return err
 	}
 	clear(r.buf) // touch every page before any timing
@@ -229,6 +234,19 @@ func hugeFloats(n int64) ([]float64, error) {
 	off := (huge - int(uintptr(unsafe.Pointer(&mem[0])))%huge) % huge
 	mem = mem[off : off+int(n*8)]
 	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
+	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
+}
+
+// sharedFloats returns n float64 in memory that readers on this node can
+// map (cma.Alloc, the analogue of MPI_Win_allocate_shared), as a writer
+// that wants single-copy reads allocates its arrays: a reader copies from
+// it with plain loads and stores instead of process_vm_readv. Every mode
+// uses the same arrays.
+func sharedFloats(n int64) ([]float64, error) {
+	mem, err := cma.Alloc(int(n * 8))
+	if err != nil {
+		return nil, err
+	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
 }
 
