@@ -7,6 +7,10 @@ import "C"
 
 import "time"
 
+// watchEvery spaces TestallFor's probes for watched messages (see
+// h_testall_for): a watched message waits at most this much longer.
+const watchEvery = 20 * time.Microsecond
+
 // Watch names messages whose arrival ends a TestallFor early: those with
 // Tag from any source on Comm.
 type Watch struct {
@@ -52,7 +56,7 @@ func TestallFor(reqs []*Request, budget time.Duration, watch *Watch) (done bool,
 	if watch != nil {
 		comm, tag = watch.Comm.c, C.int(watch.Tag)
 	}
-	rc := C.h_testall_for(C.int(len(act)), &cr[0], &sts[0], C.longlong(budget.Nanoseconds()), comm, tag, &flag, &watched)
+	rc := C.h_testall_for(C.int(len(act)), &cr[0], &sts[0], C.longlong(budget.Nanoseconds()), C.longlong(watchEvery.Nanoseconds()), comm, tag, &flag, &watched)
 	if rc == C.MPI_SUCCESS && flag == 0 {
 		return false, nil
 	}

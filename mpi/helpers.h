@@ -60,31 +60,39 @@ extern bool opal_progress_set_yield_when_idle(bool) __attribute__((weak));
 // costs no cgo round trip per poll. It never yields itself; Open MPI's
 // progress inside Testall yields when idle where ranks outnumber cores, once
 // per round, as MPI_Waitall's does.
-static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, MPI_Comm comm, int watch_tag, int *flag, int *watched) {
+//
+// The watch is probed at most every probe_ns, not every round: a round that
+// moves one 32 KiB fragment takes a few microseconds, and an any-source
+// probe with its own progress call each round cost as much again, which
+// slowed large transfers by a fifth. A control message then waits at most
+// probe_ns longer to be noticed.
+static inline int h_testall_for(int n, MPI_Request *reqs, MPI_Status *sts, long long budget_ns, long long probe_ns, MPI_Comm comm, int watch_tag, int *flag, int *watched) {
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long probed = 0; // ns since t0 of the last probe
 	*watched = 0;
 	for (;;) {
 		int rc = PMPI_Testall(n, reqs, flag, sts);
 		if (rc != MPI_SUCCESS || *flag || budget_ns <= 0) return rc;
-		if (watch_tag >= 0) {
-			// The probe progresses too; only Testall's progress may yield
-			// when idle, as one progress call per round of MPI_Waitall
-			// does: a second yield per round doubled the context switches
-			// of ranks that outnumber the cores.
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long long now = (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec);
+		if (watch_tag >= 0 && now - probed >= probe_ns) {
+			// Only Testall's progress may yield when idle, as one
+			// progress call per round of MPI_Waitall does: a second
+			// yield per round doubled the context switches of ranks that
+			// outnumber the cores.
 			MPI_Status st;
 			bool prev = false;
+			probed = now;
 			if (opal_progress_set_yield_when_idle) prev = opal_progress_set_yield_when_idle(false);
 			rc = PMPI_Iprobe(MPI_ANY_SOURCE, watch_tag, comm, watched, &st);
 			if (opal_progress_set_yield_when_idle) opal_progress_set_yield_when_idle(prev);
 			if (rc != MPI_SUCCESS) *watched = 1;
 			if (*watched) return rc;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((long long)(t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >= budget_ns) return rc;
+		if (now >= budget_ns) return rc;
 	}
 }
-
 
 // h_poll is MPI_Iprobe that never yields the CPU, and looks a second time
 // after a miss: Open MPI's ob1 matches first and progresses after, so a
