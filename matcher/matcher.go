@@ -285,7 +285,10 @@ func (vw *varWrites) buildIndex(ws []Write) *index {
 // Var, ID), stable. It notes the variables of 0-D reads in ws.scalars.
 func (m *Matcher) readOrder(ws *writeSet) ([]int32, error) {
 	order := make([]int32, len(m.reads))
-	sorted := true
+	// ranks[i] is the rank of read i, noted once the reads turn out
+	// unsorted, so that the counting sort below reads no request again
+	// but in one sequential pass.
+	var ranks []int
 	lo, hi := math.MaxInt, math.MinInt
 	for i := range order {
 		r := &m.reads[i]
@@ -299,12 +302,18 @@ func (m *Matcher) readOrder(ws *writeSet) ([]int32, error) {
 			ws.scalars[r.Var] = true
 		}
 		order[i] = int32(i)
-		if i > 0 && sorted && m.compareReads(int32(i-1), int32(i)) > 0 {
-			sorted = false
+		if ranks == nil && i > 0 && m.compareReads(int32(i-1), int32(i)) > 0 {
+			ranks = make([]int, len(m.reads))
+			for j := range i {
+				ranks[j] = m.reads[j].Rank
+			}
 		}
-		lo, hi = min(lo, m.reads[i].Rank), max(hi, m.reads[i].Rank)
+		if ranks != nil {
+			ranks[i] = r.Rank
+		}
+		lo, hi = min(lo, r.Rank), max(hi, r.Rank)
 	}
-	if sorted {
+	if ranks == nil {
 		return order, nil
 	}
 	byIndex := func(a, b int32) int {
@@ -318,28 +327,28 @@ func (m *Matcher) readOrder(ws *writeSet) ([]int32, error) {
 		return order, nil
 	}
 	// Reads arrive in runs per rank, each usually in (Var, ID) order: a
-	// stable counting sort by rank, then a sort of each rank's reads only
-	// where they are out of order.
+	// stable counting sort by rank, noting which ranks' reads come out of
+	// (Var, ID) order, then a sort of those ranks' reads only.
 	start := make([]int, hi-lo+2)
-	for i := range m.reads {
-		start[m.reads[i].Rank-lo+1]++
+	for _, r := range ranks {
+		start[r-lo+1]++
 	}
 	for r := 1; r < len(start); r++ {
 		start[r] += start[r-1]
 	}
 	fill := slices.Clone(start)
-	for i := range m.reads {
-		r := m.reads[i].Rank - lo
+	unsorted := make([]bool, hi-lo+1)
+	for i, r := range ranks {
+		r -= lo
+		if f := fill[r]; f > start[r] && !unsorted[r] && m.compareReads(order[f-1], int32(i)) > 0 {
+			unsorted[r] = true
+		}
 		order[fill[r]] = int32(i)
 		fill[r]++
 	}
-	for r := range len(start) - 1 {
-		g := order[start[r]:start[r+1]]
-		for i := 1; i < len(g); i++ {
-			if m.compareReads(g[i-1], g[i]) > 0 {
-				slices.SortFunc(g, byIndex)
-				break
-			}
+	for r, u := range unsorted {
+		if u {
+			slices.SortFunc(order[start[r]:start[r+1]], byIndex)
 		}
 	}
 	return order, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -70,5 +71,42 @@ func TestScheduleOrderStable(t *testing.T) {
 	const wantN, wantHash = 62306, uint64(0xb81f38c5eb3e2370)
 	if n != wantN || h.Sum64() != wantHash {
 		t.Fatalf("schedules changed: %d transfers, hash %#x; want %d, %#x", n, h.Sum64(), wantN, wantHash)
+	}
+}
+
+// TestReadOrder compares readOrder with a stable sort by (Rank, Var, ID) on
+// reads already sorted, interleaved by rank with each rank in order, out of
+// order within some ranks, with equal keys, and with ranks too sparse to
+// count.
+func TestReadOrder(t *testing.T) {
+	rd := func(rank, v int, id int64) Read { return Read{Rank: rank, Var: v, ID: id, Box: bx(0, 1)} }
+	tests := []struct {
+		name  string
+		reads []Read
+	}{
+		{"sorted", []Read{rd(0, 0, 1), rd(0, 1, 0), rd(2, 0, 0), rd(2, 0, 5)}},
+		{"ranks interleaved, each in order", []Read{rd(3, 0, 0), rd(1, 0, 0), rd(3, 0, 1), rd(2, 1, 0), rd(1, 0, 4), rd(3, 1, 0)}},
+		{"one rank out of order", []Read{rd(1, 0, 0), rd(2, 0, 7), rd(1, 0, 3), rd(2, 0, 2), rd(2, 1, 0), rd(1, 0, 9)}},
+		{"variables out of order", []Read{rd(0, 2, 0), rd(1, 0, 0), rd(0, 1, 5), rd(0, 1, 4)}},
+		{"equal keys stay in input order", []Read{rd(1, 0, 0), rd(0, 0, 0), rd(1, 0, 0), rd(0, 0, 0), rd(1, 0, 0)}},
+		{"negative ranks", []Read{rd(-2, 0, 0), rd(-5, 0, 1), rd(-2, 0, -1), rd(0, 0, 0)}},
+		{"sparse ranks", []Read{rd(1<<40, 0, 0), rd(-1<<40, 0, 3), rd(1<<40, 0, -2), rd(7, 0, 0)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Matcher{reads: tc.reads}
+			got, err := m.readOrder(&writeSet{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]int32, len(tc.reads))
+			for i := range want {
+				want[i] = int32(i)
+			}
+			slices.SortStableFunc(want, m.compareReads)
+			if !slices.Equal(got, want) {
+				t.Errorf("order %v, want %v", got, want)
+			}
+		})
 	}
 }
