@@ -163,3 +163,59 @@ func TestQueryBlocks3(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockPathHugeBlocks checks the block path on blocks whose volumes
+// overflow int64 (overlap volumes saturate, so reads are checked by
+// subtraction): the schedule of the general path, and the half blocks that
+// reads past the edge miss reported exactly.
+func TestBlockPathHugeBlocks(t *testing.T) {
+	defer func(old bool) { blockPath = old }(blockPath)
+	defer func(old int) { listMax = old }(listMax)
+	listMax = 1
+	const side, base = int64(1) << 40, int64(1) << 50
+	var ws []Write
+	var rs []Read
+	for i := range int64(3) {
+		for j := range int64(3) {
+			for k := range int64(3) {
+				blk := (i*3+j)*3 + k
+				ws = append(ws, Write{Rank: int(blk), Seq: blk, Box: bx(base+i*side, side, base+j*side, side, base+k*side, side)})
+				// Shifted by half a block along k: the last reads pass the edge.
+				rs = append(rs, Read{Rank: int(blk % 4), ID: blk, Box: bx(base+i*side, side, base+j*side, side, base+k*side+side/2, side)})
+			}
+		}
+	}
+	blockPath = true
+	set, err := collectWrites(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vw := set.vars[0]
+	if vw.idx = vw.buildIndex(ws); !vw.blocks {
+		t.Fatal("huge blocks did not take the block path")
+	}
+	on, err := Match(ws, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blockPath = false
+	off, err := Match(ws, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := transfersString(on.Transfers()), transfersString(off.Transfers()); got != want {
+		t.Errorf("block path transfers:\n%s\ngeneral path:\n%s", got, want)
+	}
+	if on.Len() != 45 {
+		t.Errorf("%d transfers, want 45 (two per read, one for each of the 9 reads at the edge)", on.Len())
+	}
+	if got, want := uncoveredString(on.Uncovered), uncoveredString(off.Uncovered); got != want || len(on.Uncovered) != 9 {
+		t.Errorf("block path uncovered (%d):\n%s\ngeneral path:\n%s", len(on.Uncovered), got, want)
+	}
+	for _, u := range on.Uncovered {
+		want := bx(u.Missing[0].Start[0], side, u.Missing[0].Start[1], side, base+3*side, side/2)
+		if len(u.Missing) != 1 || !u.Missing[0].Equal(want) {
+			t.Errorf("read %d misses %v, want %v", u.ReadID, u.Missing, want)
+		}
+	}
+}
