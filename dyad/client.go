@@ -28,6 +28,8 @@ type Client struct {
 	pending sync.WaitGroup
 	mu      sync.Mutex
 	asyncEr error
+	// agents keeps the connection of the last staging for the next one.
+	agents agentConns
 }
 
 // New returns a client for cfg. The DTL, when set, must be one this build provides;
@@ -234,7 +236,7 @@ func (c *Client) ConsumeVersion(ctx context.Context, path string, minVersion int
 	// One request: the agent locates the record (its cache, else the KVS, where it waits
 	// as the locator would) and stages the file, with no round trip in between.
 	start := time.Now()
-	r, err := call(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: c.Key(upath),
+	r, err := c.agents.callStage(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: c.Key(upath),
 		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), MinVersion: minVersion, DTL: string(c.cfg.DTL),
 		WaitMs: c.cfg.Timeout.Milliseconds(), TimeoutMs: c.cfg.TransferTimeout.Milliseconds()},
 		c.cfg.Timeout+c.cfg.TransferTimeout+10*time.Second)
@@ -287,7 +289,7 @@ func (c *Client) consumeLocated(ctx context.Context, upath, abs string, minVersi
 		stop := watchStaging(step, abs)
 		defer func() { stop(); step.End(err) }()
 	}
-	_, err = call(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
+	_, err = c.agents.callStage(ctx, sock, &wire.Msg{Op: wire.OpStage, NS: c.cfg.Namespace, Key: m.Key,
 		Dest: abs, Path: sidecarPath(c.cfg.ConsumerDir, upath), Meta: m, DTL: string(c.cfg.DTL),
 		TimeoutMs: c.cfg.TransferTimeout.Milliseconds()}, c.cfg.TransferTimeout)
 	if err != nil {
@@ -392,6 +394,7 @@ func (c *Client) Counters(ctx context.Context) (map[string]int64, error) {
 // Close waits for asynchronous publications and returns their errors.
 func (c *Client) Close() error {
 	c.pending.Wait()
+	c.agents.close()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.asyncEr

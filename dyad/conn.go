@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,18 +26,28 @@ func call(ctx context.Context, socket string, req *wire.Msg, timeout time.Durati
 	return out, err
 }
 
-// stream sends one request and hands each reply to fn until fn returns false or an
-// OpEnd arrives.
-func stream(ctx context.Context, socket string, req *wire.Msg, timeout time.Duration, fn func(*wire.Msg) bool) error {
+// dialAgent connects to the agent at socket and checks who runs it.
+func dialAgent(ctx context.Context, socket string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
-		return fmt.Errorf("dyad: no agent at %s (start one with `couplet agent`): %w", socket, err)
+		return nil, fmt.Errorf("dyad: no agent at %s (start one with `couplet agent`): %w", socket, err)
+	}
+	if err := checkAgentUID(c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("dyad: agent at %s: %w", socket, err)
+	}
+	return c, nil
+}
+
+// stream sends one request and hands each reply to fn until fn returns false or an
+// OpEnd arrives.
+func stream(ctx context.Context, socket string, req *wire.Msg, timeout time.Duration, fn func(*wire.Msg) bool) error {
+	c, err := dialAgent(ctx, socket)
+	if err != nil {
+		return err
 	}
 	defer c.Close()
-	if err := checkAgentUID(c); err != nil {
-		return fmt.Errorf("dyad: agent at %s: %w", socket, err)
-	}
 	if timeout > 0 {
 		c.SetDeadline(time.Now().Add(timeout))
 	}
@@ -102,4 +113,116 @@ func checkAgentUID(c net.Conn) error {
 		return nil
 	}
 	return fmt.Errorf("%w: uid %d (pid %d), not %d, root or $COUPLET_AGENT_UID", ErrAgentOwner, cred.Uid, cred.Pid, os.Getuid())
+}
+
+// agentConns keeps a client's connection to its agent between stagings: the agent
+// serves a staging's client's next request on the same connection, so a run of
+// stagings pays for one connect and one credential check. A connection is only ever
+// idle here, never shared by two requests.
+type agentConns struct {
+	mu     sync.Mutex
+	idle   map[string]idleConn // by socket path
+	closed bool
+}
+
+type idleConn struct {
+	c     net.Conn
+	since time.Time
+}
+
+// maxAgentIdle is how long a connection is kept idle for reuse, well under the agent's
+// idle timeout (30 s by default), after which the agent closes it.
+const maxAgentIdle = 5 * time.Second
+
+func (p *agentConns) get(socket string) net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ic, ok := p.idle[socket]
+	if !ok {
+		return nil
+	}
+	delete(p.idle, socket)
+	if time.Since(ic.since) >= maxAgentIdle {
+		ic.c.Close()
+		return nil
+	}
+	return ic.c
+}
+
+func (p *agentConns) put(socket string, c net.Conn) {
+	c.SetDeadline(time.Time{})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		c.Close()
+		return
+	}
+	if old, ok := p.idle[socket]; ok {
+		old.c.Close()
+	}
+	if p.idle == nil {
+		p.idle = map[string]idleConn{}
+	}
+	p.idle[socket] = idleConn{c, time.Now()}
+}
+
+func (p *agentConns) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, ic := range p.idle {
+		ic.c.Close()
+	}
+	p.idle = nil
+}
+
+// callStage sends an OpStage request and returns its single reply, on the kept
+// connection when there is one. A kept connection that the agent closed meanwhile (its
+// idle timeout, a restart) fails before any reply: the request is then sent again on a
+// new connection; staging again is harmless.
+func (p *agentConns) callStage(ctx context.Context, socket string, req *wire.Msg, timeout time.Duration) (*wire.Msg, error) {
+	for {
+		c := p.get(socket)
+		reused := c != nil
+		if !reused {
+			var err error
+			if c, err = dialAgent(ctx, socket); err != nil {
+				return nil, err
+			}
+		}
+		if timeout > 0 {
+			c.SetDeadline(time.Now().Add(timeout))
+		}
+		if dl, ok := ctx.Deadline(); ok {
+			c.SetDeadline(dl)
+		}
+		stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+		err := wire.Write(c, req)
+		var m *wire.Msg
+		if err == nil {
+			m, err = wire.Read(c)
+		}
+		stopped := stop()
+		if err != nil {
+			c.Close()
+			if reused && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			return nil, fmt.Errorf("dyad: %v reply from agent at %s: %w", req.Op, socket, err)
+		}
+		if m.Op == wire.OpError {
+			c.Close()
+			return nil, fmt.Errorf("%w: %s", ErrAgent, m.Err)
+		}
+		// Only a staging that found its file leaves the connection open on the agent's side.
+		if m.Found && stopped {
+			p.put(socket, c)
+		} else {
+			c.Close()
+		}
+		return m, nil
+	}
 }

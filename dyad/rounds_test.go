@@ -11,17 +11,22 @@ import (
 
 // TestConsumeIsOneRequest checks that a consume that must fetch costs one request to the
 // local agent, which locates the record (its cache, or the KVS where it waits) and stages
-// the file, and that the locator's statistics still say which level found it.
+// the file, and that the locator's statistics still say which level found it. The first
+// consume opens the client's connection to the agent; the next one reuses it.
 func TestConsumeIsOneRequest(t *testing.T) {
 	prod, cons := pair(t)
 	v1 := randBytes(256<<10, 21)
 	produce(t, prod, "one.bin", v1)
 	conns := func() int64 { return cons.agent.Counters()["conns_accepted"] }
+	reqs := func() int64 { return cons.agent.Counters()["local_requests"] }
 
-	before := conns()
+	before, reqsBefore := conns(), reqs()
 	consumeCheck(t, cons, "one.bin", v1)
 	if got := conns() - before; got != 1 {
 		t.Fatalf("a consume opened %d connections to the agent, want 1", got)
+	}
+	if got := reqs() - reqsBefore; got != 1 {
+		t.Fatalf("a consume sent %d requests to the agent, want 1", got)
 	}
 	st := cons.client.LocatorStats()
 	if st[dyad.LevelLocal].Misses != 1 || st[dyad.LevelAgent].Hits+st[dyad.LevelKVS].Hits != 1 {
@@ -30,7 +35,7 @@ func TestConsumeIsOneRequest(t *testing.T) {
 
 	// A newer version than any published: the one request waits in the agent's KVS
 	// wait, and stages the version once it is produced.
-	before = conns()
+	before, reqsBefore = conns(), reqs()
 	waits := cons.agent.Counters()["kvs_waits"]
 	v2 := randBytes(300<<10, 22)
 	done := make(chan error, 1)
@@ -59,8 +64,11 @@ func TestConsumeIsOneRequest(t *testing.T) {
 	if err != nil || string(got) != string(v2) {
 		t.Fatalf("after the wait the staged copy has %d bytes (%v), want version 2's %d", len(got), err, len(v2))
 	}
-	if got := conns() - before; got != 1 {
-		t.Fatalf("a consume that waited opened %d connections to the agent, want 1", got)
+	if got := conns() - before; got != 0 {
+		t.Fatalf("a consume that waited opened %d connections to the agent, want 0 (the first consume's, kept)", got)
+	}
+	if got := reqs() - reqsBefore; got != 1 {
+		t.Fatalf("a consume that waited sent %d requests to the agent, want 1", got)
 	}
 	st = cons.client.LocatorStats()
 	if st[dyad.LevelKVS].Hits < 1 || st[dyad.LevelAgent].Hits+st[dyad.LevelKVS].Hits != 2 {

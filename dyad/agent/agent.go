@@ -156,7 +156,7 @@ type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
 	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths, hashWaitNs,
-	registrations, leasesLost, republished, ownersGone atomic.Int64
+	registrations, leasesLost, republished, ownersGone, localRequests atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -323,6 +323,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"hash_wait_ns":  c.hashWaitNs.Load(),
 		"registrations": c.registrations.Load(), "leases_lost": c.leasesLost.Load(),
 		"republished": c.republished.Load(), "owners_gone": c.ownersGone.Load(),
+		"local_requests": c.localRequests.Load(),
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 	"github.com/couplet-hpc/couplet/kvs"
 )
 
-// serveLocal answers one request from a client on this node.
+// serveLocal answers the requests of a client on this node: one, or after a staging that
+// ended cleanly, the client's next one on the same connection (a client keeps it for its
+// next staging, which then skips the connect and the credential checks).
 // Only the agent's own user and root may use it: the kernel vouches for the peer's uid
 // (SO_PEERCRED), whatever the socket file's permissions.
 func (a *Agent) serveLocal(c *gated) {
@@ -26,25 +28,79 @@ func (a *Agent) serveLocal(c *gated) {
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("unauthorized: this agent serves uid %d only", os.Getuid())})
 		return
 	}
-	c.SetReadDeadline(time.Now().Add(a.opts.PreAuthTimeout))
-	m, err := wire.Read(c)
+	wait := a.opts.PreAuthTimeout
+	for first := true; ; first = false {
+		c.SetReadDeadline(time.Now().Add(wait))
+		m, err := wire.Read(c)
+		if err != nil {
+			if first && !errors.Is(err, io.EOF) {
+				a.errs.Printf("bad local request: %v", err)
+			}
+			return
+		}
+		c.authed()
+		c.SetReadDeadline(time.Time{})
+		a.ctr.localRequests.Add(1)
+		if a.opts.Debug {
+			a.log.Debug("local request", "op", m.Op.String(), "ns", m.NS, "path", pathOrKey(m))
+		}
+		var again bool
+		if m.Op == wire.OpStage {
+			again, err = a.serveStage(c, m)
+		} else {
+			err = a.handleLocal(c, m)
+		}
+		if err != nil {
+			if a.ctx.Err() == nil {
+				a.log.Error("local request failed", "op", m.Op.String(), "path", pathOrKey(m), "err", err)
+			}
+			wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
+			return
+		}
+		if !again {
+			return
+		}
+		// Idle, the connection is evictable again, as before its first request.
+		c.waiting()
+		wait = a.opts.IdleTimeout
+	}
+}
+
+// serveStage answers an OpStage request; again says that the reply went out cleanly and
+// nothing else was read from c, so that c may carry the client's next request.
+func (a *Agent) serveStage(c net.Conn, m *wire.Msg) (again bool, err error) {
+	// The staging ends when the client goes away: a read on c sees it (the client sends
+	// nothing else meanwhile). The read is stopped before the reply, so that it never
+	// takes a byte of the client's next request.
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	watched := make(chan bool, 1)
+	go func() {
+		var b [1]byte
+		_, err := c.Read(b[:])
+		quiet := errors.Is(err, os.ErrDeadlineExceeded)
+		if !quiet {
+			cancel()
+		}
+		watched <- quiet
+	}()
+	stopWatch := func() bool {
+		c.SetReadDeadline(time.Unix(1, 0))
+		quiet := <-watched
+		c.SetReadDeadline(time.Time{})
+		return quiet
+	}
+	reply, err := a.stageRequest(ctx, m)
+	if !stopWatch() {
+		if err == nil {
+			err = errors.New("the client went away or spoke during its staging")
+		}
+		return false, err
+	}
 	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			a.errs.Printf("bad local request: %v", err)
-		}
-		return
+		return false, err
 	}
-	c.authed()
-	c.SetReadDeadline(time.Time{})
-	if a.opts.Debug {
-		a.log.Debug("local request", "op", m.Op.String(), "ns", m.NS, "path", pathOrKey(m))
-	}
-	if err := a.handleLocal(c, m); err != nil {
-		if a.ctx.Err() == nil {
-			a.log.Error("local request failed", "op", m.Op.String(), "path", pathOrKey(m), "err", err)
-		}
-		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
-	}
+	return reply.Found, wire.Write(c, reply)
 }
 
 func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
@@ -81,61 +137,6 @@ func (a *Agent) handleLocal(c net.Conn, m *wire.Msg) error {
 			return err
 		}
 		return wire.Write(c, &wire.Msg{Op: wire.OpEnd, Found: true, Meta: clientMeta(meta)})
-	case wire.OpStage:
-		if m.Dest == "" || m.Path == "" || (m.Meta == nil && m.Key == "") {
-			return errors.New("stage needs metadata or a key, a destination and a sidecar path")
-		}
-		dtl := a.dtl
-		if m.DTL != "" {
-			d, err := dyad.ParseDTL(m.DTL)
-			if err != nil {
-				return err
-			}
-			dtl = d
-		}
-		// The staging ends when the client goes away.
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			var b [1]byte
-			c.Read(b[:])
-			cancel()
-		}()
-		want, reply := m.Meta, &wire.Msg{Op: wire.OpEnd, Found: true}
-		if want == nil {
-			// A consume in one request: the record is located here, then staged.
-			t0 := time.Now()
-			rec, level, err := a.locate(cctx, m)
-			if err != nil || rec == nil {
-				if err == nil {
-					err = wire.Write(c, &wire.Msg{Op: wire.OpEnd}) // not produced in time
-				}
-				return err
-			}
-			want, reply.Level, reply.LocateNs = rec, uint8(level), time.Since(t0).Nanoseconds()
-		}
-		// The transfer runs under its client's deadline.
-		sctx := cctx
-		if m.TimeoutMs > 0 {
-			var scancel context.CancelFunc
-			sctx, scancel = context.WithTimeout(cctx, time.Duration(m.TimeoutMs)*time.Millisecond)
-			defer scancel()
-		}
-		// Stage by the signed record in the KVS, never by what the client passed on.
-		kctx, kcancel := a.kvsCtx(sctx, 0)
-		rec, err := a.signedRecord(kctx, m.NS, want)
-		kcancel()
-		if err != nil {
-			return err
-		}
-		rec, err = a.stageLive(sctx, m.NS, rec, func(ctx context.Context, r *wire.Meta) error {
-			return a.stage(ctx, m.NS, r, m.Dest, m.Path, dtl)
-		})
-		if err != nil {
-			return err
-		}
-		reply.Meta = clientMeta(rec)
-		return wire.Write(c, reply)
 	case wire.OpList:
 		kctx, cancel := a.kvsCtx(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
 		defer cancel()
@@ -310,4 +311,53 @@ func (a *Agent) probeKVS() error {
 	defer cancel()
 	_, _, _, err := a.kv.Get(ctx, "/couplet/probe")
 	return err
+}
+
+// stageRequest stages the file of an OpStage request m (locating its record first when m
+// names only a key) and returns the reply: an OpEnd with Found false when no version
+// appeared in time.
+func (a *Agent) stageRequest(ctx context.Context, m *wire.Msg) (*wire.Msg, error) {
+	if m.Dest == "" || m.Path == "" || (m.Meta == nil && m.Key == "") {
+		return nil, errors.New("stage needs metadata or a key, a destination and a sidecar path")
+	}
+	dtl := a.dtl
+	if m.DTL != "" {
+		d, err := dyad.ParseDTL(m.DTL)
+		if err != nil {
+			return nil, err
+		}
+		dtl = d
+	}
+	want, reply := m.Meta, &wire.Msg{Op: wire.OpEnd, Found: true}
+	if want == nil {
+		// A consume in one request: the record is located here, then staged.
+		t0 := time.Now()
+		rec, level, err := a.locate(ctx, m)
+		if err != nil || rec == nil {
+			return &wire.Msg{Op: wire.OpEnd}, err // not produced in time when no error
+		}
+		want, reply.Level, reply.LocateNs = rec, uint8(level), time.Since(t0).Nanoseconds()
+	}
+	// The transfer runs under its client's deadline.
+	sctx := ctx
+	if m.TimeoutMs > 0 {
+		var scancel context.CancelFunc
+		sctx, scancel = context.WithTimeout(ctx, time.Duration(m.TimeoutMs)*time.Millisecond)
+		defer scancel()
+	}
+	// Stage by the signed record in the KVS, never by what the client passed on.
+	kctx, kcancel := a.kvsCtx(sctx, 0)
+	rec, err := a.signedRecord(kctx, m.NS, want)
+	kcancel()
+	if err != nil {
+		return nil, err
+	}
+	rec, err = a.stageLive(sctx, m.NS, rec, func(ctx context.Context, r *wire.Meta) error {
+		return a.stage(ctx, m.NS, r, m.Dest, m.Path, dtl)
+	})
+	if err != nil {
+		return nil, err
+	}
+	reply.Meta = clientMeta(rec)
+	return reply, nil
 }
