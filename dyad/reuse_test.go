@@ -59,3 +59,31 @@ func TestPeerConnectionReuse(t *testing.T) {
 		t.Fatalf("the new connection was not reused: %d authentications, want 3", got)
 	}
 }
+
+// TestAgentConnectionKeptAcrossRestart checks that a client's kept connection to its
+// agent does not outlive the agent: after the agent restarts on the same socket, the next
+// consume fails on the old connection before any reply and goes again on a new one,
+// which the new agent counts as one connection carrying one request.
+func TestAgentConnectionKeptAcrossRestart(t *testing.T) {
+	prod, cons := pair(t)
+	v1, v2 := randBytes(64<<10, 31), randBytes(80<<10, 32)
+	produce(t, prod, "a.bin", v1)
+	produce(t, prod, "b.bin", v2)
+	consumeCheck(t, cons, "a.bin", v1) // the client now keeps a connection to the agent
+
+	if err := cons.agent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := agent.Start(agent.Options{ProducerDir: cons.dir, Socket: cons.socket, KVS: prod.agent.KVSEndpoint(),
+		LogWriter: cons.log, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	consumeCheck(t, cons, "b.bin", v2)
+	c := again.Counters()
+	if c["conns_accepted"] != 1 || c["local_requests"] != 1 || c["stages"] != 1 {
+		t.Fatalf("the restarted agent counted %d connections, %d requests and %d stagings, want 1, 1 and 1",
+			c["conns_accepted"], c["local_requests"], c["stages"])
+	}
+}
