@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/couplet-hpc/couplet/transport"
+	"golang.org/x/sys/unix"
 )
 
 // TestReadSelf reads blocks of this very process by pid, with layouts that
@@ -62,6 +63,7 @@ func readSelf(t *testing.T, c readCase, shared bool) {
 	src := transport.Block{ElemSize: c.esize, Shape: c.srcShape, Start: c.srcStart, Count: c.count}
 	src.Buf = make([]byte, total(c.srcShape, c.esize))
 	if shared {
+		needPidfd(t)
 		buf, err := Alloc(len(src.Buf) + 24)
 		if err != nil {
 			t.Fatal(err)
@@ -126,6 +128,19 @@ func readSelf(t *testing.T, c readCase, shared bool) {
 	if want := shared && n > 0; (d.Region != 0) != shared || (attachedTo(os.Getpid()) > 0) != want {
 		t.Errorf("shared=%v: descriptor region %d, %d mappings of this process, want mapped=%v", shared, d.Region, attachedTo(os.Getpid()), want)
 	}
+}
+
+// needPidfd skips a test of the mapped path on a kernel without pidfds
+// (before Linux 5.6), where reads fall back to process_vm_readv.
+func needPidfd(t *testing.T) {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err == unix.ENOSYS {
+		t.Skip("no pidfd_open on this kernel")
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open of self: %v", err)
+	}
+	unix.Close(fd)
 }
 
 // attachedTo counts the mappings of pid's regions.
@@ -308,6 +323,7 @@ func owner() int {
 // memory: by mapping it (one mapping of that process afterwards), with the
 // bytes Pack gives for the same block.
 func TestSharedOtherProcess(t *testing.T) {
+	needPidfd(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), ownerEnv+"=1")
 	in, err := cmd.StdinPipe()
