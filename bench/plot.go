@@ -150,6 +150,18 @@ func matchingPlot(r *Results) (*plot.Plot, error) {
 		}
 		p.Legend.Add(name, l, pts)
 	}
+	widenLogAxes(p)
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// widenLogAxes gives an axis that holds a single value a range of its own
+// (half to twice it): gonum's default padding of such a range is additive
+// and would reach zero or below on a log scale.
+func widenLogAxes(p *plot.Plot) {
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		if ax.Min == ax.Max {
+			ax.Min, ax.Max = ax.Min/2, ax.Max*2
+		}
+	}
 }
