@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -149,16 +150,23 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 	if g, ok := c.(*gated); ok {
 		out = g.Conn
 	}
-	if err := wire.Write(c, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: upath, Size: size}}); err != nil {
+	// The header goes out in one write with the first chunk's frame (or the end), so that
+	// the consumer wakes once for both.
+	var frames bytes.Buffer
+	if err := wire.Write(&frames, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: upath, Size: size}}); err != nil {
 		return 0, err
 	}
 	var sent int64
 	for sent < size {
 		n := min(int64(a.opts.ChunkSize), size-sent)
 		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
-		if err := wire.Write(c, &wire.Msg{Op: wire.OpChunk, N: n}); err != nil {
+		if err := wire.Write(&frames, &wire.Msg{Op: wire.OpChunk, N: n}); err != nil {
 			return sent, err
 		}
+		if _, err := c.Write(frames.Bytes()); err != nil {
+			return sent, err
+		}
+		frames.Reset()
 		// io.CopyN from an *os.File to the TCP conn itself uses sendfile: no user-space copy.
 		w, err := io.CopyN(out, f, n)
 		sent += w
@@ -174,7 +182,11 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 		}
 	}
 	a.served(sent, false)
-	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+	if err := wire.Write(&frames, &wire.Msg{Op: wire.OpEnd}); err != nil {
+		return sent, err
+	}
+	_, err = c.Write(frames.Bytes())
+	return sent, err
 }
 
 // peerSendBuffer is the send buffer of a connection that serves fetches. Left to the
