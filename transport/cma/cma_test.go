@@ -132,7 +132,7 @@ func readSelf(t *testing.T, c readCase, shared bool) {
 
 // needPidfd skips a test of the mapped path on a kernel without pidfds
 // (before Linux 5.6), where reads fall back to process_vm_readv.
-func needPidfd(t *testing.T) {
+func needPidfd(t testing.TB) {
 	fd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err == unix.ENOSYS {
 		t.Skip("no pidfd_open on this kernel")
@@ -303,9 +303,15 @@ func TestMain(m *testing.M) {
 const ownerEnv = "CMA_TEST_OWNER"
 
 // owner allocates a region, fills it, prints the descriptor of a block in
-// it and waits for its stdin to close.
+// it and waits for its stdin to close. The block is the small one of
+// TestSharedOtherProcess, or with CMA_TEST_OWNER=bench the 64 MiB array of
+// BenchmarkRead.
 func owner() int {
-	buf, err := Alloc(1 << 20)
+	n, b := 1<<20, transport.Block{ElemSize: 8, Shape: []int64{64, 256}, Start: []int64{8, 16}, Count: []int64{32, 128}}
+	if os.Getenv(ownerEnv) == "bench" {
+		n, b = 64<<20, transport.Block{ElemSize: 8, Shape: benchShape, Start: []int64{0, 0, 0}, Count: benchShape}
+	}
+	buf, err := Alloc(n)
 	if err != nil {
 		fmt.Println("error", err)
 		return 1
@@ -313,10 +319,54 @@ func owner() int {
 	for i := range buf {
 		buf[i] = byte(i * 5)
 	}
-	b := transport.Block{Buf: buf[4096:], ElemSize: 8, Shape: []int64{64, 256}, Start: []int64{8, 16}, Count: []int64{32, 128}}
+	b.Buf = buf[n-int(total(b.Shape, 8)):]
 	fmt.Println(strings.Trim(fmt.Sprint(Describe(b).Encode()), "[]"))
 	io.Copy(io.Discard, os.Stdin)
 	return 0
+}
+
+// startOwner starts the owner process (CMA_TEST_OWNER=mode) and returns
+// the descriptor it printed; the owner ends at the test's cleanup.
+func startOwner(tb testing.TB, mode string) Desc {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), ownerEnv+"="+mode)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			tb.Errorf("owner: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("owner said %q: %v", line, err)
+	}
+	var w []int64
+	for _, f := range strings.Fields(line) {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			tb.Fatalf("owner said %q", line)
+		}
+		w = append(w, v)
+	}
+	d, err := Decode(w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if d.Region == 0 || d.Pid != cmd.Process.Pid {
+		tb.Fatalf("descriptor %+v: want a region of pid %d", d, cmd.Process.Pid)
+	}
+	return d
 }
 
 // TestSharedOtherProcess reads a block from another process's Alloc'd
@@ -324,49 +374,15 @@ func owner() int {
 // bytes Pack gives for the same block.
 func TestSharedOtherProcess(t *testing.T) {
 	needPidfd(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), ownerEnv+"=1")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("owner: %v", err)
-		}
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("owner said %q: %v", line, err)
-	}
-	var w []int64
-	for _, f := range strings.Fields(line) {
-		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			t.Fatalf("owner said %q", line)
-		}
-		w = append(w, v)
-	}
-	d, err := Decode(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Region == 0 || d.Pid != cmd.Process.Pid || d.Off != 4096 {
-		t.Fatalf("descriptor %+v: want a region of pid %d at offset 4096", d, cmd.Process.Pid)
+	d := startOwner(t, "test")
+	if d.Off != 1<<20-64*256*8 {
+		t.Fatalf("descriptor %+v: want offset %d", d, 1<<20-64*256*8)
 	}
 	src := transport.Block{Buf: make([]byte, 1<<20), ElemSize: 8, Shape: []int64{64, 256}, Start: []int64{8, 16}, Count: []int64{32, 128}}
 	for i := range src.Buf {
 		src.Buf[i] = byte(i * 5)
 	}
-	src.Buf = src.Buf[4096:]
+	src.Buf = src.Buf[1<<20-64*256*8:]
 	want := make([]byte, src.Bytes())
 	if err := transport.Pack(src, want); err != nil {
 		t.Fatal(err)
