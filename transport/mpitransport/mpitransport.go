@@ -8,7 +8,8 @@
 // (into shared memory and out):
 // the sender sends a descriptor of its block (package cma), the receiver
 // reads the block straight from the sender's memory into its own with
-// process_vm_readv and answers, and the sender then releases its buffer.
+// process_vm_readv (or, for memory from cma.Alloc, from a mapping of it)
+// and answers, and the sender then releases its buffer.
 // Join checks with a probe read which pairs the kernel lets do this; the
 // others, and any read the kernel refuses later, use the MPI path. A
 // receiver reads large blocks in pieces on several threads at once.
@@ -22,6 +23,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 )
 
 // Transport is the MPI implementation of transport.Transport.
@@ -238,5 +240,8 @@ func (t *Transport) Close() error {
 	if _, err := q.WaitTimeout(t.timeout); err != nil {
 		return fmt.Errorf("mpitransport: not every rank reached the final barrier within %v (a peer died?): %w", t.timeout, err)
 	}
+	// The writers' memory this rank mapped for single-copy reads is no
+	// longer needed once every rank is past the barrier.
+	cma.Detach()
 	return errors.Join(t.sc.desc.Free(), t.sc.ack.Free(), t.world.Free())
 }
