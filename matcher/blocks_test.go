@@ -96,21 +96,7 @@ func TestBlockPath(t *testing.T) {
 					t.Fatal("a 2-D variable took the 3-D block path")
 				}
 			}
-			on, err := Match(ws, rs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			blockPath = false
-			off, err := Match(ws, rs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := transfersString(on.Transfers()), transfersString(off.Transfers()); got != want {
-				t.Errorf("block path transfers:\n%s\ngeneral path:\n%s", got, want)
-			}
-			if got, want := uncoveredString(on.Uncovered), uncoveredString(off.Uncovered); got != want {
-				t.Errorf("block path uncovered:\n%s\ngeneral path:\n%s", got, want)
-			}
+			on := matchBothPaths(t, ws, rs)
 			if (tc.over > 0 || tc.sh[0] < 0) != (len(on.Uncovered) > 0) {
 				t.Errorf("%d uncovered reads", len(on.Uncovered))
 			}
@@ -194,6 +180,28 @@ func TestBlockPathHugeBlocks(t *testing.T) {
 	if vw.idx = vw.buildIndex(ws); !vw.blocks {
 		t.Fatal("huge blocks did not take the block path")
 	}
+	on := matchBothPaths(t, ws, rs)
+	if on.Len() != 45 {
+		t.Errorf("%d transfers, want 45 (two per read, one for each of the 9 reads at the edge)", on.Len())
+	}
+	if len(on.Uncovered) != 9 {
+		t.Errorf("%d uncovered reads, want 9", len(on.Uncovered))
+	}
+	for _, u := range on.Uncovered {
+		want := bx(u.Missing[0].Start[0], side, u.Missing[0].Start[1], side, base+3*side, side/2)
+		if len(u.Missing) != 1 || !u.Missing[0].Equal(want) {
+			t.Errorf("read %d misses %v, want %v", u.ReadID, u.Missing, want)
+		}
+	}
+}
+
+// matchBothPaths matches ws and rs with the block path on, then off, and
+// reports any difference between the two schedules' transfers or
+// uncovered reads; it returns the block path's schedule.
+func matchBothPaths(t *testing.T, ws []Write, rs []Read) Schedule {
+	t.Helper()
+	defer func(old bool) { blockPath = old }(blockPath)
+	blockPath = true
 	on, err := Match(ws, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -206,16 +214,8 @@ func TestBlockPathHugeBlocks(t *testing.T) {
 	if got, want := transfersString(on.Transfers()), transfersString(off.Transfers()); got != want {
 		t.Errorf("block path transfers:\n%s\ngeneral path:\n%s", got, want)
 	}
-	if on.Len() != 45 {
-		t.Errorf("%d transfers, want 45 (two per read, one for each of the 9 reads at the edge)", on.Len())
+	if got, want := uncoveredString(on.Uncovered), uncoveredString(off.Uncovered); got != want {
+		t.Errorf("block path uncovered:\n%s\ngeneral path:\n%s", got, want)
 	}
-	if got, want := uncoveredString(on.Uncovered), uncoveredString(off.Uncovered); got != want || len(on.Uncovered) != 9 {
-		t.Errorf("block path uncovered (%d):\n%s\ngeneral path:\n%s", len(on.Uncovered), got, want)
-	}
-	for _, u := range on.Uncovered {
-		want := bx(u.Missing[0].Start[0], side, u.Missing[0].Start[1], side, base+3*side, side/2)
-		if len(u.Missing) != 1 || !u.Missing[0].Equal(want) {
-			t.Errorf("read %d misses %v, want %v", u.ReadID, u.Missing, want)
-		}
-	}
+	return on
 }
