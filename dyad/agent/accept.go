@@ -4,12 +4,15 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
 // gate bounds the agent's connections. Every accepted connection counts against max
@@ -196,4 +199,29 @@ func defaultMaxConns() int {
 		return 4096
 	}
 	return int(min(4096, max(8, (int64(rl.Cur)-128)/3)))
+}
+
+// serveRequests hands each request read from c to serve until serve says the connection
+// cannot carry another (its reply did not end cleanly) or a read fails: the first request
+// must come within PreAuthTimeout, each later one within idle, and between requests c is
+// evictable again, as before its first. who names the client in the log of a malformed
+// first request.
+func (a *Agent) serveRequests(c *gated, who string, idle time.Duration, serve func(*wire.Msg) bool) {
+	wait := a.opts.PreAuthTimeout
+	for first := true; ; first = false {
+		c.SetReadDeadline(time.Now().Add(wait))
+		m, err := wire.Read(c)
+		if err != nil {
+			if first && !errors.Is(err, io.EOF) {
+				a.errs.Printf("bad request from %s: %v", who, err)
+			}
+			return
+		}
+		c.authed()
+		if !serve(m) {
+			return
+		}
+		c.waiting()
+		wait = idle
+	}
 }

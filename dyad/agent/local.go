@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -28,23 +27,14 @@ func (a *Agent) serveLocal(c *gated) {
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: fmt.Sprintf("unauthorized: this agent serves uid %d only", os.Getuid())})
 		return
 	}
-	wait := a.opts.PreAuthTimeout
-	for first := true; ; first = false {
-		c.SetReadDeadline(time.Now().Add(wait))
-		m, err := wire.Read(c)
-		if err != nil {
-			if first && !errors.Is(err, io.EOF) {
-				a.errs.Printf("bad local request: %v", err)
-			}
-			return
-		}
-		c.authed()
+	a.serveRequests(c, "a local client", a.opts.IdleTimeout, func(m *wire.Msg) bool {
 		c.SetReadDeadline(time.Time{})
 		a.ctr.localRequests.Add(1)
 		if a.opts.Debug {
 			a.log.Debug("local request", "op", m.Op.String(), "ns", m.NS, "path", pathOrKey(m))
 		}
 		var again bool
+		var err error
 		if m.Op == wire.OpStage {
 			again, err = a.serveStage(c, m)
 		} else {
@@ -55,15 +45,10 @@ func (a *Agent) serveLocal(c *gated) {
 				a.log.Error("local request failed", "op", m.Op.String(), "path", pathOrKey(m), "err", err)
 			}
 			wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
-			return
+			return false
 		}
-		if !again {
-			return
-		}
-		// Idle, the connection is evictable again, as before its first request.
-		c.waiting()
-		wait = a.opts.IdleTimeout
-	}
+		return again
+	})
 }
 
 // serveStage answers an OpStage request; again says that the reply went out cleanly and

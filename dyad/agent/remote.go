@@ -30,23 +30,9 @@ func (a *Agent) serveRemote(c *gated) {
 	}
 	a.ctr.peerAuths.Add(1)
 	capSendBuffer(c.Conn)
-	wait := a.opts.PreAuthTimeout
-	for first := true; ; first = false {
-		c.SetReadDeadline(time.Now().Add(wait))
-		m, err := wire.Read(c)
-		if err != nil {
-			if first && !errors.Is(err, io.EOF) {
-				a.errs.Printf("bad request from %s: %v", c.RemoteAddr(), err)
-			}
-			return
-		}
-		c.authed()
-		if !a.serveFetch(c, m) {
-			return
-		}
-		c.waiting()
-		wait = a.peerKeepAlive()
-	}
+	a.serveRequests(c, c.RemoteAddr().String(), a.peerKeepAlive(), func(m *wire.Msg) bool {
+		return a.serveFetch(c, m)
+	})
 }
 
 // serveFetch serves one request m of a peer; it says whether the reply ended cleanly, so
