@@ -1,6 +1,7 @@
 package cma
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -55,17 +56,10 @@ func Free(b []byte) error {
 	for i, r := range owned.list {
 		if r.addr == addr && r.n == len(b) {
 			owned.list = append(owned.list[:i], owned.list[i+1:]...)
-			return errJoin(unix.Munmap(b), unix.Close(r.fd))
+			return errors.Join(unix.Munmap(b), unix.Close(r.fd))
 		}
 	}
 	return fmt.Errorf("cma: Free of %d bytes at %#x that Alloc did not return", len(b), addr)
-}
-
-func errJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // region is memory of this process from Alloc.
