@@ -1,15 +1,22 @@
 package transport
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/internal/ntcopy"
+)
 
 // Pack copies b's sub-block into dst, contiguous in C order. dst must hold
-// at least b.Bytes() bytes. Rows are copied whole with copy(); trailing
-// dimensions that the block spans fully are merged into one longer row.
+// at least b.Bytes() bytes. Rows are copied whole (by RowCopier);
+// trailing dimensions that the block spans fully are merged into one
+// longer row.
 func Pack(b Block, dst []byte) error {
 	if err := checkCopy(b, len(dst), "pack into"); err != nil {
 		return err
 	}
-	walkRows(b, func(off, pos, n int64) { copy(dst[pos:pos+n], b.Buf[off:off+n]) })
+	cp, done := RowCopier(b.Bytes())
+	defer done()
+	walkRows(b, func(off, pos, n int64) { cp(dst[pos:pos+n], b.Buf[off:off+n]) })
 	return nil
 }
 
@@ -19,8 +26,21 @@ func Unpack(b Block, src []byte) error {
 	if err := checkCopy(b, len(src), "unpack from"); err != nil {
 		return err
 	}
-	walkRows(b, func(off, pos, n int64) { copy(b.Buf[off:off+n], src[pos:pos+n]) })
+	cp, done := RowCopier(b.Bytes())
+	defer done()
+	walkRows(b, func(off, pos, n int64) { cp(b.Buf[off:off+n], src[pos:pos+n]) })
 	return nil
+}
+
+// RowCopier returns the copy for the rows of a block of n bytes, and what
+// to call once they are copied: streaming stores (ntcopy) for blocks too
+// large to stay in the caches, whose rows plain copy would read into them
+// before writing; copy for the others.
+func RowCopier(n int64) (cp func(dst, src []byte) int, done func()) {
+	if n >= ntcopy.Large {
+		return ntcopy.Copy, ntcopy.Fence
+	}
+	return func(dst, src []byte) int { return copy(dst, src) }, func() {}
 }
 
 // Contiguous reports whether b's sub-block is one contiguous run of b.Buf

@@ -6,6 +6,11 @@ import "unsafe"
 // unaligned head and the tail of longer ones, go through copy.
 const MinStream = 256
 
+// Large is the size of a whole copy (every row of a block) from which
+// streaming it pays: the destination of a smaller one may still be in the
+// caches when it is used next, and streaming would have pushed it out.
+const Large = 1 << 20
+
 // Copy copies min(len(dst), len(src)) bytes from src to dst, as copy does,
 // streaming the destination past the caches where the platform can (see
 // the package documentation). dst and src must not overlap. The stores

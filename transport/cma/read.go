@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/couplet-hpc/couplet/internal/ntcopy"
 	"github.com/couplet-hpc/couplet/transport"
 	"golang.org/x/sys/unix"
 )
@@ -12,11 +11,6 @@ import (
 // ErrRefused wraps the kernel's refusal to let this process read another's
 // memory: the caller moves the block another way.
 var ErrRefused = errors.New("cma: the kernel refused cross-memory access")
-
-// streamFrom is the smallest range a mapped read copies with streaming
-// stores (ntcopy): smaller ones may still be in the reader's caches when it
-// uses them.
-const streamFrom = 1 << 20
 
 // maxIov is the most iovecs one process_vm_readv call takes on each side
 // (IOV_MAX).
@@ -50,11 +44,8 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 			// Offsets in the owner's memory file, whose byte d.Off is the
 			// owner's d.Addr: copy straight out of this process's mapping.
 			// Large ranges are far beyond the caches: stream them past.
-			cp := func(d, s []byte) int { return copy(d, s) }
-			if n >= streamFrom {
-				cp = ntcopy.Copy
-				defer ntcopy.Fence()
-			}
+			cp, fence := transport.RowCopier(n)
+			defer fence()
 			remote := window(d.block(), d.Off, off, n)
 			pairs(local, remote, func(l, r, n int64) error {
 				cp(dst.Buf[l:l+n], mem[r:r+n])

@@ -283,10 +283,12 @@ func (p *blockRecv) land(s recvSlot) error {
 // unpackRange copies src, the packed bytes from position pos on, into
 // their rows of b.
 func (p *blockRecv) unpackRange(src []byte, pos int64) {
+	cp, done := transport.RowCopier(p.b.Bytes())
+	defer done()
 	for len(src) > 0 {
 		i, in := pos/p.rowLen, pos%p.rowLen
 		off := p.rows[i] + in
-		n := copy(p.b.Buf[off:off+min(p.rowLen-in, int64(len(src)))], src)
+		n := cp(p.b.Buf[off:off+min(p.rowLen-in, int64(len(src)))], src)
 		src, pos = src[n:], pos+int64(n)
 	}
 }
