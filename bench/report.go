@@ -121,6 +121,9 @@ func writeMachine(w io.Writer, r *Results) {
 	p("| | |")
 	p("|---|---|")
 	p("| CPU | %s, %d logical cores |", orDash(m.CPU), m.Cores)
+	if m.Vectors != "" {
+		p("| Vector units | %s (the content hash's kernel) |", m.Vectors)
+	}
 	p("| Memory | %.1f GiB |", float64(m.MemBytes)/(1<<30))
 	p("| Kernel | %s |", orDash(m.Kernel))
 	p("| Go | %s |", m.Go)
@@ -172,7 +175,7 @@ func writeExchange(w io.Writer, r *Results) {
 var modeDetail = map[string]string{
 	ModeMPI:     "each writer sends each reader exactly the overlapping sub-block straight from its array with an MPI subarray datatype (Isend), each reader receives straight into its array (Irecv, Waitall): the ideal exchange of the same bytes and layout.",
 	ModeCoupled: "the writers call `pnetcdf.PutVaraAll` on a coupled file then `dtf.Transfer`, the readers `pnetcdf.IGetVara` then `dtf.Transfer`; one epoch per round of one session, `buffer_data = 0` (the first epoch is the warm-up). Matching runs every epoch (no replay). The transport's single-copy path is off (`mpitransport.SetSingleCopy(false)`): blocks take MPI's two-copy path through shared memory, as between nodes.",
-	ModeSingle:  "the same coupled rounds (same session, alternating epochs) with the transport's single-copy path on: the writers' arrays come from `cma.Alloc` (a shared memory file, as `MPI_Win_allocate_shared` gives); each writer sends each reader a descriptor of its block (pid, memory file, address, layout), the reader maps the writer's memory file once (`pidfd_getfd`) and copies the block straight from it into its array, then answers, so the bytes are copied once instead of twice (memory not from `cma.Alloc` is read with `process_vm_readv`).",
+	ModeSingle:  "the same coupled rounds (same session, alternating epochs) with the transport's single-copy path on: the writers' arrays come from `cma.Alloc` (a shared memory file, as `MPI_Win_allocate_shared` gives); each writer sends each reader a descriptor of its block (pid, memory file, address, layout), the reader maps the writer's memory file once (`pidfd_getfd`) and copies the block straight from it into its array (rows of blocks of 1 MiB or more with streaming stores, which skip reading the destination into the cache), then answers, so the bytes are copied once instead of twice (memory not from `cma.Alloc` is read with `process_vm_readv`).",
 	ModeFile:    "the writers create a real CDF-5 file through libpnetcdf, `PutVaraAll`, close; world barrier; the readers open, `GetVaraAll`, close. Timed end to end, on local disk, page cache not dropped.",
 }
 
