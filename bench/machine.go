@@ -18,6 +18,7 @@ import (
 type Machine struct {
 	Cores     int      `json:"cores"`      // logical CPUs
 	CPU       string   `json:"cpu"`        // model name from /proc/cpuinfo
+	MHz       string   `json:"mhz"`        // clock from /proc/cpuinfo: hosts of one model name differ in it
 	Vectors   string   `json:"vectors"`    // widest x86 vector extension (the content hash's kernel follows it)
 	MemBytes  int64    `json:"mem_bytes"`  // MemTotal
 	Kernel    string   `json:"kernel"`     // kernel release
@@ -35,6 +36,7 @@ type Machine struct {
 func DetectMachine(extra []string) Machine {
 	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), TmpDir: os.TempDir()}
 	m.CPU = procField("/proc/cpuinfo", "model name")
+	m.MHz = procField("/proc/cpuinfo", "cpu MHz")
 	m.Vectors = vectorUnits()
 	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
 		n, _ := strconv.ParseInt(strings.Fields(kb)[0], 10, 64)

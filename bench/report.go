@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -120,7 +121,11 @@ func writeMachine(w io.Writer, r *Results) {
 	p("")
 	p("| | |")
 	p("|---|---|")
-	p("| CPU | %s, %d logical cores |", orDash(m.CPU), m.Cores)
+	clock := ""
+	if mhz, err := strconv.ParseFloat(m.MHz, 64); err == nil {
+		clock = fmt.Sprintf(" at %.1f GHz", mhz/1000)
+	}
+	p("| CPU | %s, %d logical cores%s |", orDash(m.CPU), m.Cores, clock)
 	if m.Vectors != "" {
 		p("| Vector units | %s (the content hash's kernel) |", m.Vectors)
 	}

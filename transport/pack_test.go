@@ -54,6 +54,11 @@ var packCases = []struct {
 	{"3-D whole", 4, []int64{5, 6, 7}, []int64{0, 0, 0}, []int64{5, 6, 7}, true},
 	{"3-D empty", 4, []int64{5, 6, 7}, []int64{0, 0, 0}, []int64{5, 0, 7}, true},
 	{"4-D", 2, []int64{3, 4, 5, 6}, []int64{1, 1, 2, 3}, []int64{2, 2, 3, 3}, false},
+	// Blocks of ntcopy.Large bytes or more are copied with streaming stores:
+	// rows of unaligned starts and lengths, and rows shorter than it streams.
+	{"3-D large, streamed", 8, []int64{40, 64, 300}, []int64{1, 3, 5}, []int64{37, 60, 290}, false},
+	{"3-D large odd elements, streamed", 3, []int64{30, 100, 500}, []int64{2, 1, 7}, []int64{25, 97, 411}, false},
+	{"2-D large short rows, streamed", 4, []int64{20000, 50}, []int64{3, 1}, []int64{19990, 33}, false},
 }
 
 func TestPackUnpack(t *testing.T) {

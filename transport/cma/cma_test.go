@@ -369,6 +369,39 @@ func startOwner(tb testing.TB, mode string) Desc {
 	return d
 }
 
+// TestSharedOtherProcessLarge reads the 64 MiB array of BenchmarkRead from
+// another process's Alloc'd memory into every other 2 KiB of a twice-as-wide
+// array, in three ranges of uneven sizes (as a reader's threads do): large
+// ranges take the streaming copy, and every byte must land where Pack would
+// put it, with the other halves of the rows untouched.
+func TestSharedOtherProcessLarge(t *testing.T) {
+	needPidfd(t)
+	d := startOwner(t, "bench")
+	dst := transport.Block{ElemSize: 8, Shape: []int64{128, 256, 512}, Start: []int64{0, 0, 256}, Count: benchShape}
+	dst.Buf = bytes.Repeat([]byte{0xEE}, int(total(dst.Shape, 8)))
+	n := dst.Bytes()
+	for _, r := range [][2]int64{{0, 12345}, {12345, n/2 + 999}, {n/2 + 13344, n - n/2 - 13344}} {
+		if err := ReadRange(d, dst, r[0], r[1]); err != nil {
+			t.Fatalf("range %v: %v", r, err)
+		}
+	}
+	const row = 256 * 8 // bytes of one row of the owner's block
+	for i := int64(0); i < n/row; i++ {
+		got := dst.Buf[2*i*row : 2*(i+1)*row]
+		for j := range got[:row] {
+			if got[j] != 0xEE {
+				t.Fatalf("row %d: byte %d outside the block changed", i, j)
+			}
+		}
+		for j, v := range got[row:] {
+			if want := byte((i*row + int64(j)) * 5); v != want {
+				t.Fatalf("row %d byte %d = %d, want %d", i, j, v, want)
+			}
+		}
+	}
+	Detach()
+}
+
 // TestSharedOtherProcess reads a block from another process's Alloc'd
 // memory: by mapping it (one mapping of that process afterwards), with the
 // bytes Pack gives for the same block.
