@@ -34,6 +34,9 @@ var PlatformEnv = []string{
 	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
 }
 
+// tmpdirVar sets the base of mpirun's session directory.
+const tmpdirVar = "OMPI_MCA_orte_tmpdir_base"
+
 // DefaultTimeout applies when Launch is given a timeout of zero.
 const DefaultTimeout = 60 * time.Second
 
@@ -76,6 +79,17 @@ func Launch(timeout time.Duration, apps ...App) Result {
 	}
 	cmd := exec.Command("mpirun", Args(apps...)...)
 	cmd.Env = append(os.Environ(), PlatformEnv...)
+	if _, set := os.LookupEnv(tmpdirVar); !set {
+		// Open MPI 4's mpirun fails its start ("File exists") when another
+		// one creates the session directory under the same base at the same
+		// moment: every launch gets a base of its own.
+		base, err := os.MkdirTemp("", "mpirun-")
+		if err != nil {
+			return Result{Err: fmt.Errorf("mpilaunch: session directory: %w", err)}
+		}
+		defer os.RemoveAll(base)
+		cmd.Env = append(cmd.Env, tmpdirVar+"="+base)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out OutputBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
