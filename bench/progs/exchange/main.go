@@ -471,10 +471,27 @@ func (r *run) aloneRounds() error {
 		return err
 	}
 	total := int64(*mib) << 20
-	for rep := 0; rep <= *reps; rep++ {
-		r.round++
-		if r.writer {
+	// There is no barrier common to both components, so a writer filling
+	// its array between rounds would do it while the readers still finish
+	// the round, taking cores from them. The writers fill an array for odd
+	// and one for even rounds before the first round instead; the readers
+	// clear theirs after checking it, so that a round that delivered
+	// nothing cannot pass for the one two rounds before.
+	var bufs [2][]float64
+	if r.writer {
+		bufs[0] = r.buf
+		if bufs[1], err = hugeFloats(int64(len(r.buf))); err != nil {
+			return err
+		}
+		for i, b := range bufs {
+			r.buf, r.round = b, i
 			r.fill()
+		}
+	}
+	for rep := 0; rep <= *reps; rep++ {
+		r.round = rep % 2
+		if r.writer {
+			r.buf = bufs[r.round]
 		}
 		if err := mpi.Barrier(r.comm); err != nil {
 			return err
@@ -490,6 +507,7 @@ func (r *run) aloneRounds() error {
 		bad := []int64{0}
 		if !r.writer {
 			bad[0] = r.verify()
+			clear(r.buf)
 		}
 		all := []int64{0}
 		if err := mpi.Allreduce(r.comm, bad, all, mpi.Sum); err != nil {
