@@ -16,7 +16,7 @@ var blockPath = true
 // hold the bounds of a non-empty box.
 func (x *index) queryBlocks3(lo, hi *[3]int64, out []int32) []int32 {
 	lv := &x.levels[0]
-	origin, lmax, cell := lv.origin[:3], lv.max[:3], lv.cell[:3]
+	origin, lmax, div := lv.origin[:3], lv.max[:3], lv.div[:3]
 	var c0, c1 [3]int64
 	for k := range 3 {
 		l, h := max(lo[k], origin[k]), min(hi[k], lmax[k])
@@ -24,8 +24,8 @@ func (x *index) queryBlocks3(lo, hi *[3]int64, out []int32) []int32 {
 			return out
 		}
 		// l and h-1 lie in the level's extent: unsigned divisions.
-		c0[k] = int64(uint64(l-origin[k]) / uint64(cell[k]))
-		c1[k] = int64(uint64(h-1-origin[k]) / uint64(cell[k]))
+		c0[k] = int64(div[k].div(uint64(l - origin[k])))
+		c1[k] = int64(div[k].div(uint64(h - 1 - origin[k])))
 	}
 	box, ids, start := x.box, lv.ids, lv.cellStart
 	s0, s1 := lv.stride[0], lv.stride[1] // the last stride is 1

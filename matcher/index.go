@@ -33,10 +33,11 @@ type index struct {
 
 // level is one grid (or, when cell is nil, a plain list of box ids).
 type level struct {
-	origin, max []int64 // bounding box of the level's boxes
-	cell        []int64 // cell size per dimension
-	stride      []int64 // row-major strides of the cell array
-	cellStart   []int32 // ids of cell c are ids[cellStart[c]:cellStart[c+1]]
+	origin, max []int64   // bounding box of the level's boxes
+	cell        []int64   // cell size per dimension
+	div         []divisor // division by cell
+	stride      []int64   // row-major strides of the cell array
+	cellStart   []int32   // ids of cell c are ids[cellStart[c]:cellStart[c+1]]
 	ids         []int32
 	// single: every box of the level lies in one cell, so a query meets
 	// each at most once and needs no stamps.
@@ -89,6 +90,7 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 	lv.max = make([]int64, d)
 	lv.cell = make([]int64, d)
 	lv.stride = make([]int64, d)
+	lv.div = make([]divisor, d)
 	for k := range d {
 		lv.origin[k], lv.max[k] = math.MaxInt64, math.MinInt64
 	}
@@ -143,6 +145,7 @@ func (x *index) buildGrid(ids []int32) (lv level, over []int32, ok bool) {
 		for k := d - 1; k >= 0; k-- {
 			lv.stride[k] = s
 			s *= ncell[k]
+			lv.div[k] = newDivisor(uint64(lv.cell[k]))
 		}
 		// Each box's cell when it occupies one (the common case), so the
 		// fill needs no second cell computation; -1 for a box over several
@@ -219,8 +222,8 @@ func (x *index) cellRange(lv *level, lo, hi []int64) bool {
 			return false
 		}
 		// l and h-1 lie in the level's extent: unsigned divisions.
-		x.c0[k] = int64(uint64(l-lv.origin[k]) / uint64(lv.cell[k]))
-		x.c1[k] = int64(uint64(h-1-lv.origin[k]) / uint64(lv.cell[k]))
+		x.c0[k] = int64(lv.div[k].div(uint64(l - lv.origin[k])))
+		x.c1[k] = int64(lv.div[k].div(uint64(h - 1 - lv.origin[k])))
 	}
 	return true
 }
@@ -232,11 +235,11 @@ func (x *index) spanCell(lv *level, id int32) (n, c int64) {
 	d := x.d
 	b := int(id) * 2 * d
 	lo, hi := x.box[b:b+d], x.box[b+d:b+2*d]
-	origin, cell, stride := lv.origin[:len(lo)], lv.cell[:len(lo)], lv.stride[:len(lo)]
+	origin, div, stride := lv.origin[:len(lo)], lv.div[:len(lo)], lv.stride[:len(lo)]
 	n = 1
 	for k := range lo {
-		c0 := int64(uint64(lo[k]-origin[k]) / uint64(cell[k]))
-		c1 := int64(uint64(hi[k]-1-origin[k]) / uint64(cell[k]))
+		c0 := int64(div[k].div(uint64(lo[k] - origin[k])))
+		c1 := int64(div[k].div(uint64(hi[k] - 1 - origin[k])))
 		n *= c1 - c0 + 1
 		c += c0 * stride[k]
 		if n > 1<<20 {

@@ -132,8 +132,8 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			return Schedule{}, fmt.Errorf("matcher: read %d of rank %d on variable %d has %d dimensions, its writes have %d",
 				r.ID, r.Rank, r.Var, max(dims, 1), d)
 		}
-		if vw.idx == nil {
-			vw.idx = vw.buildIndex(m.writes)
+		if vw.idx == nil && vw.grid == nil {
+			vw.prepare(m.writes)
 		}
 		x := vw.idx
 		if cap(qlo) < d {
@@ -150,7 +150,18 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			}
 		}
 		covered, exact := int64(0), true
-		if vw.blocks {
+		full := false // known to be fully served, whatever covered says
+		if g := vw.grid; g != nil {
+			var q0, q1 [gridDims]int64
+			for k := range g.pad {
+				q0[k], q1[k] = 0, 1
+			}
+			copy(q0[g.pad:], qlo)
+			copy(q1[g.pad:], qhi)
+			cands, full = g.query(&q0, &q1, cands[:0])
+			vw.sortByPriority(cands)
+			out.addWhole(ri, cands, vw.bucket, vw.ids)
+		} else if vw.blocks {
 			// Disjoint blocks: every candidate serves its whole overlap.
 			q0, q1 := [3]int64(qlo), [3]int64(qhi)
 			cands = x.queryBlocks3(&q0, &q1, cands[:0])
@@ -210,11 +221,14 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 				}
 			}
 		}
-		if want, ok := volume(r.Box.Count); !ok || !exact || covered != want {
+		if full {
+			continue
+		}
+		if want, ok := volume(r.Box.Count); vw.grid != nil || !ok || !exact || covered != want {
 			bufA = append(append(bufA[:0], qlo...), qhi...)
 			for _, c := range cands {
 				b := int(c) * 2 * d
-				bufA = subtractFlat(bufA, d, x.box[b:b+d], x.box[b+d:b+2*d], cut)
+				bufA = subtractFlat(bufA, d, vw.box[b:b+d], vw.box[b+d:b+2*d], cut)
 			}
 			if miss := flatBoxes(&fc, bufA, d); len(miss) > 0 {
 				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
@@ -230,13 +244,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 func (vw *varWrites) buildIndex(ws []Write) *index {
 	d, n := vw.d, len(vw.bucket)
 	box := vw.box
-	if !vw.ordered {
-		vw.seq, vw.rank = make([]int64, n), make([]int, n)
-		for c := range int32(n) {
-			w := &ws[vw.global(c)]
-			vw.seq[c], vw.rank[c] = w.Seq, w.Rank
-		}
-	}
+	vw.priorities(ws)
 	x := newIndex(d, n, box)
 	// Find writes that overlap another write: one small query per write.
 	vw.shared = make([]bool, n)

@@ -69,6 +69,43 @@ func (l *recs) grow(bl *recList) {
 // add records that write w of bucket b serves the whole overlap of read r.
 func (l *recs) add(b, r, w int32) { l.push(b, rec{read: r, write: w}) }
 
+// addWhole records that each write of cands (local ids of a variable whose
+// buckets and global ids are bucket and ids, nil for the identity) serves
+// its whole overlap with read r. It keeps the current bucket's list in
+// locals while consecutive writes share a bucket, as they mostly do, rather
+// than storing and reloading its length for every record.
+func (l *recs) addWhole(r int32, cands, bucket, ids []int32) {
+	var (
+		lb  = int32(-1)
+		bl  *recList
+		cur []rec
+		n   int
+	)
+	for _, c := range cands {
+		w := c
+		if ids != nil {
+			w = ids[c]
+		}
+		if b := bucket[c]; b != lb {
+			if bl != nil {
+				bl.n = n
+			}
+			lb, bl = b, &l.lists[b]
+			cur, n = bl.cur, bl.n
+		}
+		if n == len(cur) {
+			bl.n = n
+			l.grow(bl)
+			cur, n = bl.cur, 0
+		}
+		cur[n] = rec{read: r, write: w}
+		n++
+	}
+	if bl != nil {
+		bl.n = n
+	}
+}
+
 // addPiece records that write w of bucket b serves the box at (chunk, off)
 // of read r.
 func (l *recs) addPiece(b, r, w, chunk, off int32) {

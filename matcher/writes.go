@@ -32,7 +32,36 @@ type varWrites struct {
 	// index is one 3-D grid level with each box in one cell and no box
 	// overlaps another, so reads take the block path (blocks.go).
 	anyShared, blocks bool
-	idx               *index // built on first use
+	// Built on first use (prepare): the tiling grid if the writes tile
+	// one, else the index.
+	grid *grid
+	idx  *index
+}
+
+// prepare builds what matching reads of vw needs: the tiling grid if the
+// writes tile one (and the tiling path is on), else the index.
+func (vw *varWrites) prepare(ws []Write) {
+	if gridPath {
+		if vw.grid = newGrid(vw.d, len(vw.bucket), vw.box); vw.grid != nil {
+			vw.priorities(ws)
+			return
+		}
+	}
+	vw.idx = vw.buildIndex(ws)
+}
+
+// priorities copies the Seq and Rank of each write out of ws, by local
+// index, unless the local index orders priorities (or they are copied).
+func (vw *varWrites) priorities(ws []Write) {
+	if vw.ordered || vw.seq != nil {
+		return
+	}
+	n := len(vw.bucket)
+	vw.seq, vw.rank = make([]int64, n), make([]int, n)
+	for c := range int32(n) {
+		w := &ws[vw.global(c)]
+		vw.seq[c], vw.rank[c] = w.Seq, w.Rank
+	}
 }
 
 // global returns the write index of local write c.

@@ -1,0 +1,132 @@
+package matcher
+
+// The tiling path: the writes of most coupled variables tile the array
+// with equal blocks (a block decomposition, with smaller blocks at the far
+// edges). Such a variable needs no index: each block is one cell of a
+// regular grid, a dense array maps cells to writes, and a read's writes are
+// the cells its box spans, every one of which it overlaps. No two blocks
+// overlap, so each serves its whole overlap, and the read is fully served
+// exactly when it lies inside the array and no cell it spans is empty. It
+// yields exactly what the general path yields.
+
+// gridPath turns the tiling path on (a variable so tests can compare it
+// with the other paths).
+var gridPath = true
+
+// gridDims is the number of dimensions of a tiling grid: variables of fewer
+// dimensions are tiled in 3-D with leading dimensions of one cell [0,1).
+const gridDims = 3
+
+// grid is a tiling of a variable's writes: write w covers exactly its cell
+// clipped to [origin, max). Coordinates are padded to gridDims dimensions.
+type grid struct {
+	pad         int // leading dimensions added to the variable's
+	origin, max [gridDims]int64
+	stride      [gridDims]int64 // row-major; stride[gridDims-1] = 1
+	div         [gridDims]divisor
+	cells       []int32 // local write id by cell, -1 where nothing is written
+}
+
+// newGrid returns the tiling grid of the n boxes of the d-dimensional flat
+// list box, or nil if they do not tile one: every box must start on a cell
+// boundary and span one cell (clipped at the far edge), no two boxes may
+// share a cell, and the grid may have at most 2n+64 cells. The cell size is
+// the largest extent of a box.
+func newGrid(d, n int, box []int64) *grid {
+	if d > gridDims || n == 0 {
+		return nil
+	}
+	g := &grid{pad: gridDims - d}
+	var cell, ncell [gridDims]int64
+	for k := range gridDims {
+		g.origin[k], g.max[k], cell[k] = 0, 1, 1
+	}
+	lo0, hi0 := g.origin[g.pad:], g.max[g.pad:]
+	ext0 := cell[g.pad:]
+	copy(lo0, box[:d])
+	copy(hi0, box[d:2*d])
+	for p := 0; p < n*2*d; p += 2 * d {
+		lo, hi := box[p:p+d], box[p+d:p+2*d]
+		for k := range lo {
+			lo0[k], hi0[k] = min(lo0[k], lo[k]), max(hi0[k], hi[k])
+			ext0[k] = max(ext0[k], hi[k]-lo[k])
+		}
+	}
+	total := int64(1)
+	for k := range gridDims {
+		ext := g.max[k] - g.origin[k]
+		if ext <= 0 { // the extent overflows int64
+			return nil
+		}
+		ncell[k] = (ext-1)/cell[k] + 1
+		total = mulSat(total, ncell[k])
+	}
+	if total > 2*int64(n)+64 {
+		return nil
+	}
+	s := int64(1)
+	for k := gridDims - 1; k >= 0; k-- {
+		g.stride[k] = s
+		s *= ncell[k]
+		g.div[k] = newDivisor(uint64(cell[k]))
+	}
+	g.cells = make([]int32, total)
+	for c := range g.cells {
+		g.cells[c] = -1
+	}
+	org, end, div, stride := g.origin[g.pad:], g.max[g.pad:], g.div[g.pad:], g.stride[g.pad:]
+	size := cell[g.pad:]
+	for id := range int32(n) {
+		p := int(id) * 2 * d
+		lo, hi := box[p:p+d], box[p+d:p+2*d]
+		var c int64
+		for k := range lo {
+			rel := uint64(lo[k] - org[k]) // in [0, ext)
+			q := div[k].div(rel)
+			if q*uint64(size[k]) != rel || hi[k]-lo[k] != min(size[k], end[k]-lo[k]) {
+				return nil
+			}
+			c += int64(q) * stride[k]
+		}
+		if g.cells[c] >= 0 { // two writes of the same block
+			return nil
+		}
+		g.cells[c] = id
+	}
+	return g
+}
+
+// query appends to out the writes whose cells [lo,hi) spans, in row-major
+// cell order, and reports whether they cover it: whether it lies inside
+// the grid and spans no empty cell. lo and hi are padded to gridDims and
+// hold a non-empty box.
+func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
+	var c0, c1 [gridDims]int64
+	full := true
+	for k := range gridDims {
+		l, h := max(lo[k], g.origin[k]), min(hi[k], g.max[k])
+		if l >= h {
+			return out, false
+		}
+		if l != lo[k] || h != hi[k] {
+			full = false
+		}
+		c0[k] = int64(g.div[k].div(uint64(l - g.origin[k])))
+		c1[k] = int64(g.div[k].div(uint64(h - 1 - g.origin[k])))
+	}
+	cells := g.cells
+	s0, s1 := g.stride[0], g.stride[1]
+	for i := c0[0]; i <= c1[0]; i++ {
+		for j := c0[1]; j <= c1[1]; j++ {
+			row := i*s0 + j*s1
+			for _, id := range cells[row+c0[2] : row+c1[2]+1] {
+				if id < 0 {
+					full = false
+					continue
+				}
+				out = append(out, id)
+			}
+		}
+	}
+	return out, full
+}
