@@ -25,6 +25,9 @@ type grid struct {
 	stride      [gridDims]int64 // row-major; stride[gridDims-1] = 1
 	div         [gridDims]divisor
 	cells       []int32 // local write id by cell, -1 where nothing is written
+	// ascending: priorities ascend with the cell index, so a read's writes
+	// listed from its last cell back are winner first, with no sort.
+	ascending bool
 }
 
 // newGrid returns the tiling grid of the n boxes of the d-dimensional flat
@@ -96,37 +99,114 @@ func newGrid(d, n int, box []int64) *grid {
 	return g
 }
 
-// query appends to out the writes whose cells [lo,hi) spans, in row-major
-// cell order, and reports whether they cover it: whether it lies inside
-// the grid and spans no empty cell. lo and hi are padded to gridDims and
-// hold a non-empty box.
-func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
-	var c0, c1 [gridDims]int64
-	full := true
+// setAscending notes whether priorities of vw's writes ascend with the
+// cell index (so they are in their final order out of query). It needs the
+// priorities of vw (see varWrites.priorities).
+func (g *grid) setAscending(vw *varWrites) {
+	last := int32(-1)
+	for _, id := range g.cells {
+		if id < 0 {
+			continue
+		}
+		// Ordered priorities follow the local index.
+		if last >= 0 && (vw.ordered && id < last || !vw.ordered && !vw.wins(id, last)) {
+			return
+		}
+		last = id
+	}
+	g.ascending = true
+}
+
+// span returns the cells [lo,hi) spans, c0 to c1 along each dimension,
+// and whether it lies inside the grid; ok is false if it spans none. lo and
+// hi are padded to gridDims and hold a non-empty box.
+func (g *grid) span(lo, hi *[gridDims]int64) (c0, c1 [gridDims]int64, inside, ok bool) {
+	inside = true
 	for k := range gridDims {
 		l, h := max(lo[k], g.origin[k]), min(hi[k], g.max[k])
 		if l >= h {
-			return out, false
+			return c0, c1, false, false
 		}
 		if l != lo[k] || h != hi[k] {
-			full = false
+			inside = false
 		}
 		c0[k] = int64(g.div[k].div(uint64(l - g.origin[k])))
 		c1[k] = int64(g.div[k].div(uint64(h - 1 - g.origin[k])))
 	}
+	return c0, c1, inside, true
+}
+
+// query appends to out the writes whose cells [lo,hi) spans, in reverse
+// row-major cell order, and reports whether they cover it: whether it lies
+// inside the grid and spans no empty cell.
+func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
+	c0, c1, full, ok := g.span(lo, hi)
+	if !ok {
+		return out, false
+	}
 	cells := g.cells
 	s0, s1 := g.stride[0], g.stride[1]
-	for i := c0[0]; i <= c1[0]; i++ {
-		for j := c0[1]; j <= c1[1]; j++ {
+	for i := c1[0]; i >= c0[0]; i-- {
+		for j := c1[1]; j >= c0[1]; j-- {
 			row := i*s0 + j*s1
-			for _, id := range cells[row+c0[2] : row+c1[2]+1] {
-				if id < 0 {
+			for c := row + c1[2]; c >= row+c0[2]; c-- {
+				if id := cells[c]; id >= 0 {
+					out = append(out, id)
+				} else {
 					full = false
-					continue
 				}
-				out = append(out, id)
 			}
 		}
 	}
 	return out, full
+}
+
+// serve is query for ascending priorities fused with recs.addWhole: it
+// records that the writes of vw whose cells [lo,hi) spans serve read r,
+// winner first, and reports whether they cover it.
+func (g *grid) serve(out *recs, r int32, lo, hi *[gridDims]int64, vw *varWrites) bool {
+	c0, c1, full, ok := g.span(lo, hi)
+	if !ok {
+		return false
+	}
+	var (
+		cells, bucket, ids = g.cells, vw.bucket, vw.ids
+		s0, s1             = g.stride[0], g.stride[1]
+		bl                 *recList // the list being appended to
+		cur                []rec    // and its chunk,
+		n                  int      // held here until the bucket changes
+	)
+	for i := c1[0]; i >= c0[0]; i-- {
+		for j := c1[1]; j >= c0[1]; j-- {
+			row := i*s0 + j*s1
+			for c := row + c1[2]; c >= row+c0[2]; c-- {
+				id := cells[c]
+				if id < 0 {
+					full = false
+					continue
+				}
+				if next := &out.lists[bucket[id]]; next != bl {
+					if bl != nil {
+						bl.n = n
+					}
+					bl, cur, n = next, next.cur, next.n
+				}
+				if n == len(cur) {
+					bl.n = n
+					out.grow(bl)
+					cur, n = bl.cur, 0
+				}
+				w := id
+				if ids != nil {
+					w = ids[id]
+				}
+				cur[n] = rec{read: r, write: w}
+				n++
+			}
+		}
+	}
+	if bl != nil {
+		bl.n = n
+	}
+	return full
 }

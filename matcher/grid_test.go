@@ -59,6 +59,14 @@ func TestGridPath(t *testing.T) {
 	moveFirst := func(b Box) func([]Write, []Read) ([]Write, []Read) {
 		return func(ws []Write, rs []Read) ([]Write, []Read) { ws[0].Box = b; return ws, rs }
 	}
+	eachWrite := func(fn func(i int, w *Write)) func([]Write, []Read) ([]Write, []Read) {
+		return func(ws []Write, rs []Read) ([]Write, []Read) {
+			for i := range ws {
+				fn(i, &ws[i])
+			}
+			return ws, rs
+		}
+	}
 	withScalars := func(ws []Write, rs []Read) ([]Write, []Read) {
 		ws = append(ws, Write{Rank: 1, Var: 2, Seq: 5, Box: Box{Start: []int64{}, Count: []int64{}}})
 		rs = append(rs, Read{Rank: 2, Var: 2, ID: 99, Box: Box{Start: []int64{}, Count: []int64{}}})
@@ -77,22 +85,29 @@ func TestGridPath(t *testing.T) {
 		skip               func(int) bool
 		edit               func([]Write, []Read) ([]Write, []Read)
 		tiled              bool // variable 0 takes the tiling path
+		ascending          bool // its priorities ascend with the cell index
 		huge               bool // too many elements to check one by one
 	}{
-		{name: "shifted by half a block", origin: three(0, 0, 0), shape: three(16, 16, 16), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 8, tiled: true},
-		{name: "clipped edge blocks", origin: three(0, 0, 0), shape: three(10, 7, 9), blk: three(4, 3, 5), sh: three(1, 2, 3), per: 5, tiled: true},
-		{name: "negative origin", origin: three(-9, -5, 3), shape: three(12, 8, 8), blk: three(4, 4, 3), sh: three(-2, 1, 0), per: 4, tiled: true},
-		{name: "aligned reads", origin: three(0, 0, 0), shape: three(6, 6, 6), blk: three(2, 3, 2), sh: three(0, 0, 0), per: 1, tiled: true},
-		{name: "reads before the array", origin: three(0, 0, 0), shape: three(8, 8, 8), blk: three(4, 4, 4), sh: three(-3, -1, -2), per: 2, tiled: true},
+		{name: "shifted by half a block", origin: three(0, 0, 0), shape: three(16, 16, 16), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 8, tiled: true, ascending: true},
+		{name: "clipped edge blocks", origin: three(0, 0, 0), shape: three(10, 7, 9), blk: three(4, 3, 5), sh: three(1, 2, 3), per: 5, tiled: true, ascending: true},
+		{name: "negative origin", origin: three(-9, -5, 3), shape: three(12, 8, 8), blk: three(4, 4, 3), sh: three(-2, 1, 0), per: 4, tiled: true, ascending: true},
+		{name: "aligned reads", origin: three(0, 0, 0), shape: three(6, 6, 6), blk: three(2, 3, 2), sh: three(0, 0, 0), per: 1, tiled: true, ascending: true},
+		{name: "reads before the array", origin: three(0, 0, 0), shape: three(8, 8, 8), blk: three(4, 4, 4), sh: three(-3, -1, -2), per: 2, tiled: true, ascending: true},
 		{name: "holes", origin: three(0, 0, 0), shape: three(12, 12, 12), blk: three(4, 4, 4), sh: three(2, 1, 3), per: 3,
-			skip: func(n int) bool { return n%5 == 2 }, tiled: true},
+			skip: func(n int) bool { return n%5 == 2 }, tiled: true, ascending: true},
 		{name: "priorities unordered", origin: three(0, 0, 0), shape: three(12, 12, 12), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 3,
-			edit: shuffled, tiled: true},
-		{name: "huge blocks", origin: three(-big, 0, big), shape: three(2*big, big, big), blk: three(big/2, big/3, big), sh: three(big/4, 0, big/2), per: 2, tiled: true, huge: true},
-		{name: "2-D", origin: []int64{0, 0}, shape: []int64{20, 12}, blk: []int64{4, 5}, sh: []int64{2, 3}, per: 2, tiled: true},
-		{name: "1-D", origin: []int64{5}, shape: []int64{100}, blk: []int64{7}, sh: []int64{3}, per: 3, tiled: true},
+			edit: shuffled, tiled: true, ascending: true},
+		{name: "priorities descending", origin: three(0, 0, 0), shape: three(12, 8, 12), blk: three(4, 4, 4), sh: three(1, 2, 3), per: 3,
+			edit: eachWrite(func(_ int, w *Write) { w.Seq = -w.Seq }), tiled: true},
+		{name: "equal priorities, ranks decide", origin: three(0, 0, 0), shape: three(12, 8, 12), blk: three(4, 4, 4), sh: three(2, 2, 1), per: 1,
+			edit: eachWrite(func(i int, w *Write) { w.Seq, w.Rank = 7, i%4 }), tiled: true},
+		{name: "equal priorities, ranks ascend", origin: three(0, 0, 0), shape: three(12, 8, 12), blk: three(4, 4, 4), sh: three(3, 1, 1), per: 1,
+			edit: eachWrite(func(_ int, w *Write) { w.Seq = 7 }), tiled: true, ascending: true},
+		{name: "huge blocks", origin: three(-big, 0, big), shape: three(2*big, big, big), blk: three(big/2, big/3, big), sh: three(big/4, 0, big/2), per: 2, tiled: true, ascending: true, huge: true},
+		{name: "2-D", origin: []int64{0, 0}, shape: []int64{20, 12}, blk: []int64{4, 5}, sh: []int64{2, 3}, per: 2, tiled: true, ascending: true},
+		{name: "1-D", origin: []int64{5}, shape: []int64{100}, blk: []int64{7}, sh: []int64{3}, per: 3, tiled: true, ascending: true},
 		{name: "scalars and a 2-D variable alongside", origin: three(0, 0, 0), shape: three(8, 8, 8), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 2,
-			edit: func(ws []Write, rs []Read) ([]Write, []Read) { return withOtherVar(withScalars(ws, rs)) }, tiled: true},
+			edit: func(ws []Write, rs []Read) ([]Write, []Read) { return withOtherVar(withScalars(ws, rs)) }, tiled: true, ascending: true},
 		{name: "a block written twice", origin: three(0, 0, 0), shape: three(8, 8, 8), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 2,
 			edit: appendWrite(Write{Rank: 9, Seq: -1, Box: bx(4, 4, 0, 4, 4, 4)})},
 		{name: "a block off the grid", origin: three(0, 0, 0), shape: three(8, 8, 8), blk: three(4, 4, 4), sh: three(2, 2, 2), per: 2,
@@ -116,8 +131,11 @@ func TestGridPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			vw := set.vars[0]
-			if g := newGrid(vw.d, len(vw.bucket), vw.box); (g != nil) != tc.tiled {
-				t.Fatalf("tiled %v, want %v", g != nil, tc.tiled)
+			if vw.prepare(ws); (vw.grid != nil) != tc.tiled {
+				t.Fatalf("tiled %v, want %v", vw.grid != nil, tc.tiled)
+			}
+			if g := vw.grid; g != nil && g.ascending != tc.ascending {
+				t.Errorf("ascending %v, want %v", g.ascending, tc.ascending)
 			}
 			s := matchAllPaths(t, ws, rs)
 			if !tc.huge {
@@ -157,8 +175,8 @@ func matchAllPaths(t *testing.T, ws []Write, rs []Read) Schedule {
 	return first
 }
 
-// TestGridQuery compares the tiling query with a scan, in row-major cell
-// order, over queries inside, across and outside a tiling with holes and
+// TestGridQuery compares the tiling query with a scan, in reverse
+// row-major cell order, over queries inside, across and outside a tiling with holes and
 // clipped edge blocks; full must say whether the writes cover the query.
 func TestGridQuery(t *testing.T) {
 	ws, _ := tiling([]int64{-3, 0, 2}, []int64{14, 9, 10}, []int64{4, 3, 4}, []int64{0, 0, 0}, 1,
@@ -190,7 +208,9 @@ func TestGridQuery(t *testing.T) {
 				vol += b.Volume()
 			}
 		}
-		// Writes are in row-major block order, as the cells.
+		// Writes are in row-major block order, as the cells, and the query
+		// lists them backwards.
+		slices.Reverse(want)
 		if !slices.Equal(got, want) {
 			t.Fatalf("query %v %v: got %v, want %v", lo, hi, got, want)
 		}

@@ -158,9 +158,15 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			}
 			copy(q0[g.pad:], qlo)
 			copy(q1[g.pad:], qhi)
-			cands, full = g.query(&q0, &q1, cands[:0])
-			vw.sortByPriority(cands)
-			out.addWhole(ri, cands, vw.bucket, vw.ids)
+			if g.ascending {
+				if full = g.serve(&out, ri, &q0, &q1, vw); !full {
+					cands, _ = g.query(&q0, &q1, cands[:0]) // to find what is missing
+				}
+			} else {
+				cands, full = g.query(&q0, &q1, cands[:0])
+				vw.sortByPriority(cands)
+				out.addWhole(ri, cands, vw.bucket, vw.ids)
+			}
 		} else if vw.blocks {
 			// Disjoint blocks: every candidate serves its whole overlap.
 			q0, q1 := [3]int64(qlo), [3]int64(qhi)

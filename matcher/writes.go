@@ -44,6 +44,7 @@ func (vw *varWrites) prepare(ws []Write) {
 	if gridPath {
 		if vw.grid = newGrid(vw.d, len(vw.bucket), vw.box); vw.grid != nil {
 			vw.priorities(ws)
+			vw.grid.setAscending(vw)
 			return
 		}
 	}
