@@ -30,12 +30,13 @@ type grid struct {
 	ascending bool
 }
 
-// newGrid returns the tiling grid of the n boxes of the d-dimensional flat
-// list box, or nil if they do not tile one: every box must start on a cell
-// boundary and span one cell (clipped at the far edge), no two boxes may
-// share a cell, and the grid may have at most 2n+64 cells. The cell size is
-// the largest extent of a box.
-func newGrid(d, n int, box []int64) *grid {
+// newGrid returns the tiling grid of the writes of vw (ws are all writes),
+// or nil if they do not tile one: every box must start on a cell boundary
+// and span one cell (clipped at the far edge), no two boxes may share a
+// cell, and the grid may have at most 2n+64 cells for n boxes. The cell size
+// is the largest extent of a box.
+func newGrid(vw *varWrites, ws []Write) *grid {
+	d, n := vw.d, len(vw.bucket)
 	if d > gridDims || n == 0 {
 		return nil
 	}
@@ -44,17 +45,9 @@ func newGrid(d, n int, box []int64) *grid {
 	for k := range gridDims {
 		g.origin[k], g.max[k], cell[k] = 0, 1, 1
 	}
-	lo0, hi0 := g.origin[g.pad:], g.max[g.pad:]
-	ext0 := cell[g.pad:]
-	copy(lo0, box[:d])
-	copy(hi0, box[d:2*d])
-	for p := 0; p < n*2*d; p += 2 * d {
-		lo, hi := box[p:p+d], box[p+d:p+2*d]
-		for k := range lo {
-			lo0[k], hi0[k] = min(lo0[k], lo[k]), max(hi0[k], hi[k])
-			ext0[k] = max(ext0[k], hi[k]-lo[k])
-		}
-	}
+	copy(g.origin[g.pad:], vw.lo[:d])
+	copy(g.max[g.pad:], vw.hi[:d])
+	copy(cell[g.pad:], vw.ext[:d])
 	total := int64(1)
 	for k := range gridDims {
 		ext := g.max[k] - g.origin[k]
@@ -79,9 +72,10 @@ func newGrid(d, n int, box []int64) *grid {
 	}
 	org, end, div, stride := g.origin[g.pad:], g.max[g.pad:], g.div[g.pad:], g.stride[g.pad:]
 	size := cell[g.pad:]
+	tmp := make([]int64, 2*d)
 	for id := range int32(n) {
-		p := int(id) * 2 * d
-		lo, hi := box[p:p+d], box[p+d:p+2*d]
+		b := vw.bounds(ws, id, tmp)
+		lo, hi := b[:d], b[d:2*d]
 		var c int64
 		for k := range lo {
 			rel := uint64(lo[k] - org[k]) // in [0, ext)

@@ -186,7 +186,7 @@ func TestGridQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	vw := set.vars[0]
-	g := newGrid(vw.d, len(vw.bucket), vw.box)
+	g := newGrid(vw, ws)
 	if g == nil {
 		t.Fatal("a tiling with holes was not taken for one")
 	}

@@ -138,7 +138,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		x := vw.idx
 		if cap(qlo) < d {
 			qlo, qhi, ilo, ihi = make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d)
-			cut = make([]int64, 2*d)
+			cut = make([]int64, 4*d) // scratch for a box and for subtractFlat
 		}
 		qlo, qhi, ilo, ihi = qlo[:d], qhi[:d], ilo[:d], ihi[:d]
 		if dims == 0 {
@@ -233,8 +233,8 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		if want, ok := volume(r.Box.Count); vw.grid != nil || !ok || !exact || covered != want {
 			bufA = append(append(bufA[:0], qlo...), qhi...)
 			for _, c := range cands {
-				b := int(c) * 2 * d
-				bufA = subtractFlat(bufA, d, vw.box[b:b+d], vw.box[b+d:b+2*d], cut)
+				b := vw.bounds(m.writes, c, cut[:2*d])
+				bufA = subtractFlat(bufA, d, b[:d], b[d:], cut[2*d:])
 			}
 			if miss := flatBoxes(&fc, bufA, d); len(miss) > 0 {
 				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
@@ -248,6 +248,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 // buildIndex indexes the boxes of vw and finds the writes that overlap
 // another. Out-of-order priorities get their Seq and Rank copied out of ws.
 func (vw *varWrites) buildIndex(ws []Write) *index {
+	vw.flatten(ws)
 	d, n := vw.d, len(vw.bucket)
 	box := vw.box
 	vw.priorities(ws)

@@ -12,9 +12,14 @@ type varWrites struct {
 	// ids are the global write indices by local index (ascending); nil
 	// while they are the identity (the variable holds every write and none
 	// is empty), the common case of one variable per match.
-	ids    []int32
-	box    []int64 // the boxes as a flat list (see flat.go)
+	ids []int32
+	// box holds the boxes as a flat list (see flat.go), built by flatten
+	// for the index; a tiling needs none.
+	box    []int64
 	bucket []int32 // writer bucket by local index
+	// lo and hi bound the boxes and ext is their largest extent, along
+	// each of the first d dimensions (if d <= gridDims), for newGrid.
+	lo, hi, ext [gridDims]int64
 	// ordered: (Seq, Rank) never decreases with the local index, so a
 	// higher local index always wins and priorities need no lookups;
 	// lastSeq and lastRank are the last write's, to check that.
@@ -42,7 +47,7 @@ type varWrites struct {
 // writes tile one (and the tiling path is on), else the index.
 func (vw *varWrites) prepare(ws []Write) {
 	if gridPath {
-		if vw.grid = newGrid(vw.d, len(vw.bucket), vw.box); vw.grid != nil {
+		if vw.grid = newGrid(vw, ws); vw.grid != nil {
 			vw.priorities(ws)
 			vw.grid.setAscending(vw)
 			return
@@ -65,6 +70,38 @@ func (vw *varWrites) priorities(ws []Write) {
 	}
 }
 
+// flatten builds vw.box from the writes ws, unless it is built.
+func (vw *varWrites) flatten(ws []Write) {
+	if vw.box != nil {
+		return
+	}
+	d, n := vw.d, len(vw.bucket)
+	box := make([]int64, 2*d*n)
+	for c := range int32(n) {
+		vw.bounds(ws, c, box[2*d*int(c):2*d*int(c)+2*d])
+	}
+	vw.box = box
+}
+
+// bounds returns the flat box (lower bounds, then exclusive upper bounds)
+// of local write c, from vw.box if it is built, else written into tmp
+// (2d long) from ws.
+func (vw *varWrites) bounds(ws []Write, c int32, tmp []int64) []int64 {
+	d := vw.d
+	if vw.box != nil {
+		return vw.box[2*d*int(c) : 2*d*int(c)+2*d]
+	}
+	b := &ws[vw.global(c)].Box
+	if len(b.Start) == 0 { // a scalar, matched as [0,1)
+		tmp[0], tmp[1] = 0, 1
+		return tmp
+	}
+	for k, st := range b.Start[:d] {
+		tmp[k], tmp[d+k] = st, st+b.Count[k]
+	}
+	return tmp
+}
+
 // global returns the write index of local write c.
 func (vw *varWrites) global(c int32) int32 {
 	if vw.ids == nil {
@@ -73,8 +110,8 @@ func (vw *varWrites) global(c int32) int32 {
 	return vw.ids[c]
 }
 
-// writeSet is what one pass over the writes yields: the flattened writes of
-// each variable and the writer buckets. Buckets are numbered in order of
+// writeSet is what one pass over the writes yields: the writes of each
+// variable and the writer buckets. Buckets are numbered in order of
 // first appearance; ranks[b] is the rank of bucket b.
 type writeSet struct {
 	vars    map[int]*varWrites
@@ -85,8 +122,9 @@ type writeSet struct {
 	groupErr error
 }
 
-// collectWrites validates, groups and flattens the writes in one pass (the
-// requests are large: each pass over them costs memory bandwidth).
+// collectWrites validates and groups the writes and bounds each variable's
+// boxes in one pass (the requests are large: each pass over them costs
+// memory bandwidth).
 func collectWrites(ws []Write) (*writeSet, error) {
 	s := &writeSet{vars: map[int]*varWrites{}}
 	var (
@@ -132,7 +170,10 @@ func collectWrites(ws []Write) (*writeSet, error) {
 					n = len(ws) - i
 				}
 				last = &varWrites{d: fd, ordered: true, lastSeq: math.MinInt64, lastRank: math.MinInt,
-					box: make([]int64, 0, 2*n*fd), bucket: make([]int32, 0, n)}
+					bucket: make([]int32, 0, n)}
+				for k := range min(fd, gridDims) {
+					last.lo[k], last.hi[k] = math.MaxInt64, math.MinInt64
+				}
 				s.vars[w.Var] = last
 			}
 		}
@@ -151,11 +192,12 @@ func collectWrites(ws []Write) (*writeSet, error) {
 			last.ids = append(last.ids, int32(i))
 		}
 		if dims == 0 {
-			last.box = append(last.box, 0, 1)
-		} else {
-			last.box = append(last.box, start...)
-			for k, st := range start {
-				last.box = append(last.box, st+count[k])
+			last.lo[0], last.hi[0], last.ext[0] = min(last.lo[0], 0), max(last.hi[0], 1), 1
+		} else if dims <= gridDims {
+			lo, hi, ext := last.lo[:dims], last.hi[:dims], last.ext[:dims]
+			for k, st := range start[:dims] {
+				c := count[k]
+				lo[k], hi[k], ext[k] = min(lo[k], st), max(hi[k], st+c), max(ext[k], c)
 			}
 		}
 		if bucket < 0 || w.Rank != lastRank {
