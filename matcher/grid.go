@@ -24,11 +24,15 @@ type grid struct {
 	origin, max [gridDims]int64
 	stride      [gridDims]int64 // row-major; stride[gridDims-1] = 1
 	div         [gridDims]divisor
-	cells       []int32 // local write id by cell, -1 where nothing is written
+	cells       []gridCell // by cell index
 	// ascending: priorities ascend with the cell index, so a read's writes
 	// listed from its last cell back are winner first, with no sort.
 	ascending bool
 }
+
+// gridCell is the write in a cell and its writer bucket, side by side as
+// serving a read needs both; id is -1 where nothing is written.
+type gridCell struct{ id, bucket int32 }
 
 // newGrid returns the tiling grid of the writes of vw (ws are all writes),
 // or nil if they do not tile one: every box must start on a cell boundary
@@ -66,9 +70,9 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 		s *= ncell[k]
 		g.div[k] = newDivisor(uint64(cell[k]))
 	}
-	g.cells = make([]int32, total)
+	g.cells = make([]gridCell, total)
 	for c := range g.cells {
-		g.cells[c] = -1
+		g.cells[c].id = -1
 	}
 	org, end, div, stride := g.origin[g.pad:], g.max[g.pad:], g.div[g.pad:], g.stride[g.pad:]
 	size := cell[g.pad:]
@@ -85,10 +89,10 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 			}
 			c += int64(q) * stride[k]
 		}
-		if g.cells[c] >= 0 { // two writes of the same block
+		if g.cells[c].id >= 0 { // two writes of the same block
 			return nil
 		}
-		g.cells[c] = id
+		g.cells[c] = gridCell{id, vw.bucket[id]}
 	}
 	return g
 }
@@ -98,7 +102,8 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 // priorities of vw (see varWrites.priorities).
 func (g *grid) setAscending(vw *varWrites) {
 	last := int32(-1)
-	for _, id := range g.cells {
+	for _, cell := range g.cells {
+		id := cell.id
 		if id < 0 {
 			continue
 		}
@@ -111,15 +116,16 @@ func (g *grid) setAscending(vw *varWrites) {
 	g.ascending = true
 }
 
-// span returns the cells [lo,hi) spans, c0 to c1 along each dimension,
-// and whether it lies inside the grid; ok is false if it spans none. lo and
-// hi are padded to gridDims and hold a non-empty box.
-func (g *grid) span(lo, hi *[gridDims]int64) (c0, c1 [gridDims]int64, inside, ok bool) {
+// span sets c0 and c1 to the first and last cells [lo,hi) spans along
+// each dimension and reports whether it lies inside the grid; ok is false
+// if it spans none. lo and hi are padded to gridDims and hold a non-empty
+// box. (Pointers rather than results spare copying arrays around.)
+func (g *grid) span(lo, hi, c0, c1 *[gridDims]int64) (inside, ok bool) {
 	inside = true
 	for k := range gridDims {
 		l, h := max(lo[k], g.origin[k]), min(hi[k], g.max[k])
 		if l >= h {
-			return c0, c1, false, false
+			return false, false
 		}
 		if l != lo[k] || h != hi[k] {
 			inside = false
@@ -127,14 +133,15 @@ func (g *grid) span(lo, hi *[gridDims]int64) (c0, c1 [gridDims]int64, inside, ok
 		c0[k] = int64(g.div[k].div(uint64(l - g.origin[k])))
 		c1[k] = int64(g.div[k].div(uint64(h - 1 - g.origin[k])))
 	}
-	return c0, c1, inside, true
+	return inside, true
 }
 
 // query appends to out the writes whose cells [lo,hi) spans, in reverse
 // row-major cell order, and reports whether they cover it: whether it lies
 // inside the grid and spans no empty cell.
 func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
-	c0, c1, full, ok := g.span(lo, hi)
+	var c0, c1 [gridDims]int64
+	full, ok := g.span(lo, hi, &c0, &c1)
 	if !ok {
 		return out, false
 	}
@@ -144,7 +151,7 @@ func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
 		for j := c1[1]; j >= c0[1]; j-- {
 			row := i*s0 + j*s1
 			for c := row + c1[2]; c >= row+c0[2]; c-- {
-				if id := cells[c]; id >= 0 {
+				if id := cells[c].id; id >= 0 {
 					out = append(out, id)
 				} else {
 					full = false
@@ -158,28 +165,29 @@ func (g *grid) query(lo, hi *[gridDims]int64, out []int32) ([]int32, bool) {
 // serve is query for ascending priorities fused with recs.addWhole: it
 // records that the writes of vw whose cells [lo,hi) spans serve read r,
 // winner first, and reports whether they cover it.
-func (g *grid) serve(out *recs, r int32, lo, hi *[gridDims]int64, vw *varWrites) bool {
-	c0, c1, full, ok := g.span(lo, hi)
+func (g *grid) serve(out *recs, r int32, lo, hi *[gridDims]int64, ids []int32) bool {
+	var c0, c1 [gridDims]int64
+	full, ok := g.span(lo, hi, &c0, &c1)
 	if !ok {
 		return false
 	}
 	var (
-		cells, bucket, ids = g.cells, vw.bucket, vw.ids
-		s0, s1             = g.stride[0], g.stride[1]
-		bl                 *recList // the list being appended to
-		cur                []rec    // and its chunk,
-		n                  int      // held here until the bucket changes
+		cells  = g.cells
+		s0, s1 = g.stride[0], g.stride[1]
+		bl     *recList // the list being appended to
+		cur    []rec    // and its chunk,
+		n      int      // held here until the bucket changes
 	)
 	for i := c1[0]; i >= c0[0]; i-- {
 		for j := c1[1]; j >= c0[1]; j-- {
 			row := i*s0 + j*s1
 			for c := row + c1[2]; c >= row+c0[2]; c-- {
-				id := cells[c]
-				if id < 0 {
+				cell := cells[c]
+				if cell.id < 0 {
 					full = false
 					continue
 				}
-				if next := &out.lists[bucket[id]]; next != bl {
+				if next := &out.lists[cell.bucket]; next != bl {
 					if bl != nil {
 						bl.n = n
 					}
@@ -190,9 +198,9 @@ func (g *grid) serve(out *recs, r int32, lo, hi *[gridDims]int64, vw *varWrites)
 					out.grow(bl)
 					cur, n = bl.cur, 0
 				}
-				w := id
+				w := cell.id
 				if ids != nil {
-					w = ids[id]
+					w = ids[w]
 				}
 				cur[n] = rec{read: r, write: w}
 				n++

@@ -110,13 +110,30 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		vw        *varWrites
 	)
 	var qlo, qhi, ilo, ihi, cut, bufA []int64
+	var miss missing
+	// fast is the grid of vw when it is 3-D and its priorities ascend with
+	// the cell index: its reads, the bulk of most matches, are served
+	// below with no further setup.
+	var fast *grid
 	for _, ri := range order {
 		r := &m.reads[ri]
+		if st, ct := r.Box.Start, r.Box.Count; fast != nil && r.Var == lastVar && len(st) == gridDims && len(ct) == gridDims &&
+			ct[0] > 0 && ct[1] > 0 && ct[2] > 0 {
+			q0 := [gridDims]int64{st[0], st[1], st[2]}
+			q1 := [gridDims]int64{st[0] + ct[0], st[1] + ct[1], st[2] + ct[2]}
+			if !fast.serve(&out, ri, &q0, &q1, vw.ids) {
+				cands, _ = fast.query(&q0, &q1, cands[:0])
+				if b := miss.boxes(m.writes, vw, q0[:], q1[:], cands); len(b) > 0 {
+					uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: b})
+				}
+			}
+			continue
+		}
 		if r.Box.Empty() {
 			continue
 		}
 		if r.Var != lastVar || vw == nil {
-			lastVar, vw = r.Var, ws.vars[r.Var]
+			lastVar, vw, fast = r.Var, ws.vars[r.Var], nil
 		}
 		dims := r.Box.Dims()
 		if vw == nil {
@@ -135,10 +152,13 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		if vw.idx == nil && vw.grid == nil {
 			vw.prepare(m.writes)
 		}
+		if g := vw.grid; g != nil && g.pad == 0 && g.ascending {
+			fast = g
+		}
 		x := vw.idx
 		if cap(qlo) < d {
 			qlo, qhi, ilo, ihi = make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d)
-			cut = make([]int64, 4*d) // scratch for a box and for subtractFlat
+			cut = make([]int64, 2*d)
 		}
 		qlo, qhi, ilo, ihi = qlo[:d], qhi[:d], ilo[:d], ihi[:d]
 		if dims == 0 {
@@ -159,7 +179,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			copy(q0[g.pad:], qlo)
 			copy(q1[g.pad:], qhi)
 			if g.ascending {
-				if full = g.serve(&out, ri, &q0, &q1, vw); !full {
+				if full = g.serve(&out, ri, &q0, &q1, vw.ids); !full {
 					cands, _ = g.query(&q0, &q1, cands[:0]) // to find what is missing
 				}
 			} else {
@@ -231,18 +251,33 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			continue
 		}
 		if want, ok := volume(r.Box.Count); vw.grid != nil || !ok || !exact || covered != want {
-			bufA = append(append(bufA[:0], qlo...), qhi...)
-			for _, c := range cands {
-				b := vw.bounds(m.writes, c, cut[:2*d])
-				bufA = subtractFlat(bufA, d, b[:d], b[d:], cut[2*d:])
-			}
-			if miss := flatBoxes(&fc, bufA, d); len(miss) > 0 {
-				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: miss})
+			if b := miss.boxes(m.writes, vw, qlo, qhi, cands); len(b) > 0 {
+				uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: b})
 			}
 		}
 	}
 	segs, ends := out.segments(ws.ranks)
 	return Schedule{writes: m.writes, reads: m.reads, segs: segs, ends: ends, pieces: out.pieces, coords: &coords, Uncovered: uncovered}, nil
+}
+
+// missing finds what writes leave of a read; it holds scratch space.
+type missing struct {
+	fc       flatCoalescer
+	buf, tmp []int64
+}
+
+// boxes returns what the writes cands of vw leave of [lo,hi), coalesced.
+func (s *missing) boxes(ws []Write, vw *varWrites, lo, hi []int64, cands []int32) []Box {
+	d := vw.d
+	if len(s.tmp) < 4*d {
+		s.tmp = make([]int64, 4*d) // a write's box, and scratch for subtractFlat
+	}
+	s.buf = append(append(s.buf[:0], lo...), hi...)
+	for _, c := range cands {
+		b := vw.bounds(ws, c, s.tmp[:2*d])
+		s.buf = subtractFlat(s.buf, d, b[:d], b[d:], s.tmp[2*d:])
+	}
+	return flatBoxes(&s.fc, s.buf, d)
 }
 
 // buildIndex indexes the boxes of vw and finds the writes that overlap
