@@ -111,9 +111,8 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 	)
 	var qlo, qhi, ilo, ihi, cut, bufA []int64
 	var miss missing
-	// fast is the grid of vw when it is 3-D and its priorities ascend with
-	// the cell index: its reads, the bulk of most matches, are served
-	// below with no further setup.
+	// fast is the grid of vw when it is 3-D: its reads, the bulk of most
+	// matches, are served below with no further setup.
 	var fast *grid
 	for _, ri := range order {
 		r := &m.reads[ri]
@@ -121,7 +120,15 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			ct[0] > 0 && ct[1] > 0 && ct[2] > 0 {
 			q0 := [gridDims]int64{st[0], st[1], st[2]}
 			q1 := [gridDims]int64{st[0] + ct[0], st[1] + ct[1], st[2] + ct[2]}
-			if !fast.serve(&out, ri, &q0, &q1, vw.ids) {
+			full := false
+			if fast.ascending {
+				full = fast.serve(&out, ri, &q0, &q1, vw.ids)
+			} else {
+				cands, full = fast.query(&q0, &q1, cands[:0])
+				vw.sortByPriority(cands)
+				out.addWhole(ri, cands, vw.bucket, vw.ids)
+			}
+			if !full {
 				cands, _ = fast.query(&q0, &q1, cands[:0])
 				if b := miss.boxes(m.writes, vw, q0[:], q1[:], cands); len(b) > 0 {
 					uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: b})
@@ -152,7 +159,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 		if vw.idx == nil && vw.grid == nil {
 			vw.prepare(m.writes)
 		}
-		if g := vw.grid; g != nil && g.pad == 0 && g.ascending {
+		if g := vw.grid; g != nil && g.pad == 0 {
 			fast = g
 		}
 		x := vw.idx
