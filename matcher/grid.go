@@ -70,10 +70,6 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 		s *= ncell[k]
 		g.div[k] = newDivisor(uint64(cell[k]))
 	}
-	g.cells = make([]gridCell, total)
-	for c := range g.cells {
-		g.cells[c].id = -1
-	}
 	org, end, div, stride := g.origin[g.pad:], g.max[g.pad:], g.div[g.pad:], g.stride[g.pad:]
 	size := cell[g.pad:]
 	tmp := make([]int64, 2*d)
@@ -89,6 +85,12 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 			}
 			c += int64(q) * stride[k]
 		}
+		if g.cells == nil { // allocated once a box fits, as most failures come at once
+			g.cells = make([]gridCell, total)
+			for c := range g.cells {
+				g.cells[c].id = -1
+			}
+		}
 		if g.cells[c].id >= 0 { // two writes of the same block
 			return nil
 		}
@@ -97,19 +99,25 @@ func newGrid(vw *varWrites, ws []Write) *grid {
 	return g
 }
 
-// setAscending notes whether priorities of vw's writes ascend with the
-// cell index (so they are in their final order out of query). It needs the
-// priorities of vw (see varWrites.priorities).
-func (g *grid) setAscending(vw *varWrites) {
+// setAscending notes whether priorities of vw's writes (ws are all
+// writes) ascend with the cell index, so that they are in their final
+// order out of query. It reads them from ws: when they ascend, vw needs no
+// copy of them.
+func (g *grid) setAscending(vw *varWrites, ws []Write) {
 	last := int32(-1)
 	for _, cell := range g.cells {
 		id := cell.id
 		if id < 0 {
 			continue
 		}
-		// Ordered priorities follow the local index.
-		if last >= 0 && (vw.ordered && id < last || !vw.ordered && !vw.wins(id, last)) {
+		if last >= 0 && vw.ordered && id < last { // priorities follow the local index
 			return
+		}
+		if last >= 0 && !vw.ordered { // as varWrites.wins
+			a, b := &ws[vw.global(id)], &ws[vw.global(last)]
+			if a.Seq < b.Seq || a.Seq == b.Seq && (a.Rank < b.Rank || a.Rank == b.Rank && id < last) {
+				return
+			}
 		}
 		last = id
 	}

@@ -67,6 +67,16 @@ func TestGridPath(t *testing.T) {
 			return ws, rs
 		}
 	}
+	// lastFirst gives every write Seq 0 and rank 0 but the last block Seq
+	// 1, and adds that one first: priorities are not ordered by the order
+	// added, yet ascend with the cell index as equal ones go by it.
+	lastFirst := func(ws []Write, rs []Read) ([]Write, []Read) {
+		for i := range ws {
+			ws[i].Seq, ws[i].Rank = 0, 0
+		}
+		ws[len(ws)-1].Seq = 1
+		return append([]Write{ws[len(ws)-1]}, ws[:len(ws)-1]...), rs
+	}
 	withScalars := func(ws []Write, rs []Read) ([]Write, []Read) {
 		ws = append(ws, Write{Rank: 1, Var: 2, Seq: 5, Box: Box{Start: []int64{}, Count: []int64{}}})
 		rs = append(rs, Read{Rank: 2, Var: 2, ID: 99, Box: Box{Start: []int64{}, Count: []int64{}}})
@@ -103,6 +113,8 @@ func TestGridPath(t *testing.T) {
 			edit: eachWrite(func(i int, w *Write) { w.Seq, w.Rank = 7, i%4 }), tiled: true},
 		{name: "equal priorities, ranks ascend", origin: three(0, 0, 0), shape: three(12, 8, 12), blk: three(4, 4, 4), sh: three(3, 1, 1), per: 1,
 			edit: eachWrite(func(_ int, w *Write) { w.Seq = 7 }), tiled: true, ascending: true},
+		{name: "ties broken by the order added", origin: three(0, 0, 0), shape: three(12, 8, 12), blk: three(4, 4, 4), sh: three(1, 1, 2), per: 1,
+			edit: lastFirst, tiled: true, ascending: true},
 		{name: "huge blocks", origin: three(-big, 0, big), shape: three(2*big, big, big), blk: three(big/2, big/3, big), sh: three(big/4, 0, big/2), per: 2, tiled: true, ascending: true, huge: true},
 		{name: "2-D", origin: []int64{0, 0}, shape: []int64{20, 12}, blk: []int64{4, 5}, sh: []int64{2, 3}, per: 2, tiled: true, ascending: true},
 		{name: "1-D", origin: []int64{5}, shape: []int64{100}, blk: []int64{7}, sh: []int64{3}, per: 3, tiled: true, ascending: true},

@@ -48,8 +48,9 @@ type varWrites struct {
 func (vw *varWrites) prepare(ws []Write) {
 	if gridPath {
 		if vw.grid = newGrid(vw, ws); vw.grid != nil {
-			vw.priorities(ws)
-			vw.grid.setAscending(vw)
+			if vw.grid.setAscending(vw, ws); !vw.grid.ascending {
+				vw.priorities(ws) // for sorting each read's writes
+			}
 			return
 		}
 	}
