@@ -220,3 +220,22 @@ func (g *grid) serve(out *recs, r int32, lo, hi *[gridDims]int64, ids []int32) b
 	}
 	return full
 }
+
+// serveGrid records the writes of vw (whose grid is built) that serve read
+// r, [lo,hi) padded to gridDims, winner first, and reports whether they
+// cover it; if not, it returns them in cands (reusing its storage) to find
+// what is missing.
+func (vw *varWrites) serveGrid(out *recs, r int32, lo, hi *[gridDims]int64, cands []int32) ([]int32, bool) {
+	g := vw.grid
+	if g.ascending {
+		if g.serve(out, r, lo, hi, vw.ids) {
+			return cands, true
+		}
+		cands, _ = g.query(lo, hi, cands[:0])
+		return cands, false
+	}
+	cands, full := g.query(lo, hi, cands[:0])
+	vw.sortByPriority(cands)
+	out.addWhole(r, cands, vw.bucket, vw.ids)
+	return cands, full
+}

@@ -57,9 +57,11 @@ func Match(writes []Write, reads []Read) (Schedule, error) {
 // returned in Schedule.Uncovered. Empty reads produce nothing; writes and
 // reads of one variable must agree on the number of dimensions.
 //
-// Cost: an index build over the writes (linear for block decompositions),
-// then per read O(1 + k) index work for the k writes it overlaps; only reads
-// served by overlapping writes pay for box subtraction.
+// Cost: an index build over the writes (linear for block decompositions,
+// and a dense grid of cells instead when the writes of a variable of up to
+// 3 dimensions tile one, see grid.go), then per read O(1 + k) index work
+// for the k writes it overlaps; only reads served by overlapping writes pay
+// for box subtraction.
 func (m *Matcher) Match() (Schedule, error) {
 	if len(m.writes) > math.MaxInt32 || len(m.reads) > math.MaxInt32 {
 		return Schedule{}, fmt.Errorf("matcher: too many requests (%d writes, %d reads)", len(m.writes), len(m.reads))
@@ -121,15 +123,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			q0 := [gridDims]int64{st[0], st[1], st[2]}
 			q1 := [gridDims]int64{st[0] + ct[0], st[1] + ct[1], st[2] + ct[2]}
 			full := false
-			if fast.ascending {
-				full = fast.serve(&out, ri, &q0, &q1, vw.ids)
-			} else {
-				cands, full = fast.query(&q0, &q1, cands[:0])
-				vw.sortByPriority(cands)
-				out.addWhole(ri, cands, vw.bucket, vw.ids)
-			}
-			if !full {
-				cands, _ = fast.query(&q0, &q1, cands[:0])
+			if cands, full = vw.serveGrid(&out, ri, &q0, &q1, cands); !full {
 				if b := miss.boxes(m.writes, vw, q0[:], q1[:], cands); len(b) > 0 {
 					uncovered = append(uncovered, Uncovered{Reader: r.Rank, Var: r.Var, ReadID: r.ID, Missing: b})
 				}
@@ -185,15 +179,7 @@ func (m *Matcher) match(ws *writeSet, order []int32) (Schedule, error) {
 			}
 			copy(q0[g.pad:], qlo)
 			copy(q1[g.pad:], qhi)
-			if g.ascending {
-				if full = g.serve(&out, ri, &q0, &q1, vw.ids); !full {
-					cands, _ = g.query(&q0, &q1, cands[:0]) // to find what is missing
-				}
-			} else {
-				cands, full = g.query(&q0, &q1, cands[:0])
-				vw.sortByPriority(cands)
-				out.addWhole(ri, cands, vw.bucket, vw.ids)
-			}
+			cands, full = vw.serveGrid(&out, ri, &q0, &q1, cands)
 		} else if vw.blocks {
 			// Disjoint blocks: every candidate serves its whole overlap.
 			q0, q1 := [3]int64(qlo), [3]int64(qhi)
