@@ -113,9 +113,9 @@ func (g *grid) setAscending(vw *varWrites, ws []Write) {
 		if last >= 0 && vw.ordered && id < last { // priorities follow the local index
 			return
 		}
-		if last >= 0 && !vw.ordered { // as varWrites.wins
+		if last >= 0 && !vw.ordered { // as varWrites.wins, from ws
 			a, b := &ws[vw.global(id)], &ws[vw.global(last)]
-			if a.Seq < b.Seq || a.Seq == b.Seq && (a.Rank < b.Rank || a.Rank == b.Rank && id < last) {
+			if c := cmpPriority(a.Seq, a.Rank, b.Seq, b.Rank); c < 0 || c == 0 && id < last {
 				return
 			}
 		}

@@ -416,13 +416,27 @@ func compareRead(ra, va int, ia int64, rb, vb int, ib int64) int {
 // wins reports whether local write a takes precedence over local write b:
 // higher Seq, then higher Rank, then added later.
 func (vw *varWrites) wins(a, b int32) bool {
-	if vw.seq[a] != vw.seq[b] {
-		return vw.seq[a] > vw.seq[b]
-	}
-	if vw.rank[a] != vw.rank[b] {
-		return vw.rank[a] > vw.rank[b]
+	if c := cmpPriority(vw.seq[a], vw.rank[a], vw.seq[b], vw.rank[b]); c != 0 {
+		return c > 0
 	}
 	return a > b
+}
+
+// cmpPriority compares the priorities of two writes, Seq then Rank:
+// positive when the first one's is higher. Between equal ones the write
+// added later wins.
+func cmpPriority(seqA int64, rankA int, seqB int64, rankB int) int {
+	switch {
+	case seqA > seqB:
+		return 1
+	case seqA < seqB:
+		return -1
+	case rankA > rankB:
+		return 1
+	case rankA < rankB:
+		return -1
+	}
+	return 0
 }
 
 // sortByPriority orders local candidate ids winner first. Candidate lists

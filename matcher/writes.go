@@ -210,7 +210,7 @@ func collectWrites(ws []Write) (*writeSet, error) {
 			}
 			bucket, lastRank = b, w.Rank
 		}
-		if w.Seq < last.lastSeq || (w.Seq == last.lastSeq && w.Rank < last.lastRank) {
+		if cmpPriority(w.Seq, w.Rank, last.lastSeq, last.lastRank) < 0 {
 			last.ordered = false
 		}
 		last.lastSeq, last.lastRank = w.Seq, w.Rank
