@@ -1,7 +1,7 @@
 # couplet build entry points. `make demo` and `make test` work on a fresh machine.
 SHELL := /bin/bash
 GO    ?= go
-PKGS  := libopenmpi-dev openmpi-bin libucx-dev libpnetcdf-dev pnetcdf-bin libnetcdf-dev netcdf-bin etcd-server etcd-client pkg-config gfortran g++ python3-pytest python3-pip python3-setuptools iproute2 util-linux librust-blake3-dev
+PKGS  := libopenmpi-dev openmpi-bin libucx-dev libpnetcdf-dev pnetcdf-bin libnetcdf-dev netcdf-bin etcd-server etcd-client pkg-config gfortran g++ python3-pytest python3-pip python3-setuptools iproute2 util-linux
 BIN   := $(CURDIR)/bin
 
 # mpirun flags this platform needs (root, more ranks than cores, fast shared memory).
@@ -17,7 +17,6 @@ deps:
 	for p in ompi-c ucx pnetcdf; do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	for c in mpirun ncmpidump ncvalidator ncdump etcd etcdctl gfortran g++ ip setpriv nsenter unshare; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || missing="$$missing python3-pytest"; \
-	[ -f /usr/share/cargo/registry/blake3-1.3.1/c/blake3.h ] || missing="$$missing librust-blake3-dev"; \
 	/usr/bin/python3 -c "import setuptools, pip" >/dev/null 2>&1 || missing="$$missing python3-pip python3-setuptools"; \
 	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
 	echo "deps: missing:$$missing"; \

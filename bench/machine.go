@@ -19,7 +19,7 @@ type Machine struct {
 	Cores     int      `json:"cores"`      // logical CPUs
 	CPU       string   `json:"cpu"`        // model name from /proc/cpuinfo
 	MHz       string   `json:"mhz"`        // clock from /proc/cpuinfo: hosts of one model name differ in it
-	Vectors   string   `json:"vectors"`    // widest x86 vector extension (the content hash's kernel follows it)
+	Vectors   string   `json:"vectors"`    // widest x86 vector extension
 	MemBytes  int64    `json:"mem_bytes"`  // MemTotal
 	Kernel    string   `json:"kernel"`     // kernel release
 	Go        string   `json:"go"`         // Go version of the harness
@@ -56,8 +56,8 @@ func DetectMachine(extra []string) Machine {
 }
 
 // vectorUnits names the widest x86 vector extension the processor offers:
-// hosts of one model name may differ in it, and the content hash (BLAKE3)
-// runs about three times as fast with AVX-512 as with AVX2.
+// hosts of one model name may differ in it, and copies and checksums run at
+// its width.
 func vectorUnits() string {
 	switch {
 	case cpu.X86.HasAVX512F:

@@ -127,7 +127,7 @@ func writeMachine(w io.Writer, r *Results) {
 	}
 	p("| CPU | %s, %d logical cores%s |", orDash(m.CPU), m.Cores, clock)
 	if m.Vectors != "" {
-		p("| Vector units | %s (the content hash's kernel) |", m.Vectors)
+		p("| Vector units | %s |", m.Vectors)
 	}
 	p("| Memory | %.1f GiB |", float64(m.MemBytes)/(1<<30))
 	p("| Kernel | %s |", orDash(m.Kernel))

@@ -83,7 +83,7 @@ func writeStaging(w io.Writer, r *Results) {
 	p("")
 	p("The dyad rows run with authentication on: the agents prove they hold the cluster token by")
 	p("challenge-response on every connection, every record is signed, and the consumer verifies the")
-	p("record's signature before the transfer and the content's hash (BLAKE3-256, computed beside the")
+	p("record's signature before the transfer and the content's tag (a chunked GMAC, computed beside the")
 	p("transfer on a goroutine of its own as chunks arrive) after it. Fetches from one owner reuse an")
 	p("authenticated connection (each connection authenticates once). In the same rounds, right after")
 	p("each rpc staging, a second rpc pair whose consumer skips the content hash (%s, an agent", StageRPCNoHash)

@@ -142,6 +142,8 @@ type Agent struct {
 	gate gate
 	// signKey signs and verifies metadata records (derived from the token).
 	signKey []byte
+	// contentKey makes and checks content tags (derived from the token).
+	contentKey []byte
 	// cacheStarted says that the cache's watch runs (Close waits for it).
 	cacheStarted bool
 	// internal holds the identities of the directories never served (internalDirs).
@@ -251,6 +253,7 @@ func (a *Agent) start() error {
 		return err
 	}
 	a.signKey = signingKey(o.Token)
+	a.contentKey = contentKey(o.Token)
 	if a.sock, err = claimSocket(o.Socket); err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func (a *Agent) publish(ctx context.Context, m *wire.Msg) (*wire.Meta, error) {
 		f.Close()
 		return nil, fmt.Errorf("stat %q: %w", in.Path, err)
 	}
-	sum, crc, n, err := hashFile(f)
+	sum, crc, n, err := a.hashFile(f, newSalt())
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("hash %q: %w", in.Path, err)

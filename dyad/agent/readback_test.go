@@ -11,16 +11,14 @@ import (
 )
 
 // TestReadBack: the ranges of a file that the rpc DTL filled in the kernel, read back for
-// the content hasher in the order they arrived, hash to the content hash of the whole,
+// the content tager in the order they arrived, hash to the content tag of the whole,
 // whatever the range sizes; a range past the end of the file is an error, not a short hash.
 func TestReadBack(t *testing.T) {
 	data := make([]byte, 3<<20+17)
 	for i := range data {
 		data[i] = byte(i*13 + i>>11)
 	}
-	h := newContentHash()
-	h.Write(data)
-	want := h.Sum(nil)
+	want := tagOf(data)
 	f, err := os.Create(filepath.Join(t.TempDir(), "staged"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +29,7 @@ func TestReadBack(t *testing.T) {
 	}
 	n := int64(len(data))
 	for _, span := range []int64{4097, hashPiece - 1, hashPiece, 1 << 20, n} {
-		c := newContentHasher(false)
+		c := newContentHasher(testMAC())
 		r := startReadBack(f, c)
 		for off := int64(0); off < n; off += span {
 			r.add(off, min(span, n-off))
@@ -47,7 +45,7 @@ func TestReadBack(t *testing.T) {
 		}
 	}
 
-	c := newContentHasher(false)
+	c := newContentHasher(testMAC())
 	r := startReadBack(f, c)
 	r.add(0, 1<<20)
 	r.add(n-10, 20) // 10 bytes past the end

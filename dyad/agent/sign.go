@@ -7,14 +7,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"os"
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
-	"github.com/couplet-hpc/couplet/internal/blake3"
 )
 
 // ErrBadSignature is wrapped when a metadata record is not signed with the cluster key:
@@ -39,7 +37,8 @@ func metaMAC(key []byte, m *wire.Meta) []byte {
 	// v2: the record's Hash is BLAKE3-256 (v1 named SHA-256); the version is signed, so a
 	// record of one kind never verifies as the other.
 	// v3: the file's mode is signed too.
-	h.Write([]byte("couplet-meta-v3"))
+	// v4: Hash is the content tag (content.go), salt and MAC.
+	h.Write([]byte("couplet-meta-v4"))
 	str([]byte(m.Key))
 	str([]byte(m.Path))
 	str([]byte(m.Owner))
@@ -56,7 +55,7 @@ func metaMAC(key []byte, m *wire.Meta) []byte {
 // sign sets m's signature.
 func (a *Agent) sign(m *wire.Meta) { m.Sig = metaMAC(a.signKey, m) }
 
-// verify checks m's signature and that it names a content hash.
+// verify checks m's signature and that it names a content tag.
 func (a *Agent) verify(m *wire.Meta) error {
 	if len(m.Sig) == 0 {
 		return fmt.Errorf("%w: %q version %d is unsigned", ErrBadSignature, m.Path, m.Version)
@@ -65,36 +64,24 @@ func (a *Agent) verify(m *wire.Meta) error {
 		return fmt.Errorf("%w: %q version %d (owner %s)", ErrBadSignature, m.Path, m.Version, m.Owner)
 	}
 	if len(m.Hash) != contentHashSize {
-		return fmt.Errorf("%w: %q version %d names no content hash", ErrBadSignature, m.Path, m.Version)
+		return fmt.Errorf("%w: %q version %d names no content tag", ErrBadSignature, m.Path, m.Version)
 	}
 	return nil
 }
 
-// newContentHash is the content hash records name: BLAKE3 with a 256-bit output. It is
-// a cryptographic hash (collision and second-preimage resistance at the 128-bit level,
-// as SHA-256's). internal/blake3 runs the C implementation's AVX-512 code where the CPU
-// has it: there about 5 GB/s on one core, twice the pure-Go AVX2 code and several times
-// SHA-256, so that a consumer checks a staging without slowing it much. With AVX2 only
-// (a 2.0 GHz EPYC) it hashes 1.3-1.6 GB/s, and a staging runs at that speed.
-func newContentHash() hash.Hash { return blake3.New() }
-
-// contentHashSize is the length of the content hash a record names.
-const contentHashSize = 32
-
-// NewContentHash returns the hash that records name for a file's content (BLAKE3-256):
-// the one the owner's agent publishes and the consumer's agent checks.
-func NewContentHash() hash.Hash { return newContentHash() }
-
-// hashFile returns the content hash, the CRC-32C and the size of f from its start, in
-// one pass.
-func hashFile(f *os.File) ([]byte, uint32, int64, error) {
-	h := newContentHash()
+// hashFile returns the content tag under salt, the CRC-32C and the size of f from its
+// start, in one pass.
+func (a *Agent) hashFile(f *os.File, salt []byte) ([]byte, uint32, int64, error) {
+	h, err := newContentMAC(a.contentKey, salt)
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	crc := crc32.New(dyad.Castagnoli)
 	n, err := io.CopyBuffer(io.MultiWriter(h, crc), io.NewSectionReader(f, 0, 1<<62), make([]byte, 1<<20))
 	if err != nil {
 		return nil, 0, n, err
 	}
-	return h.Sum(nil), crc.Sum32(), n, nil
+	return h.Sum(), crc.Sum32(), n, nil
 }
 
 // clientMeta is m as local clients see it: without the hash and signature, which only

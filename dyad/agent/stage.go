@@ -197,13 +197,20 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 			os.Remove(tmp.Name())
 		}
 	}
+	// One tag serves every attempt: a retry happens before any byte arrived.
+	var mac *ContentMAC
+	if !a.opts.SkipContentHash {
+		if mac, err = newContentMAC(a.contentKey, meta.Hash[:min(len(meta.Hash), saltSize)]); err != nil {
+			return nil, err
+		}
+	}
 	for fresh := false; ; fresh = true {
 		c, reused, derr := a.dialPeer(ctx, meta.Owner, fresh)
 		if derr != nil {
 			dropTmp()
 			return nil, derr
 		}
-		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher(a.opts.SkipContentHash)}
+		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher(mac)}
 		d.stop = context.AfterFunc(ctx, func() { c.Close() })
 		d.idle()
 		if err = wire.Write(c, req); err == nil {
@@ -273,7 +280,7 @@ func (d *download) commit(n int64) error {
 	h := d.content.Sum()
 	d.a.ctr.hashWaitNs.Add(time.Since(t0).Nanoseconds())
 	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
-		return fmt.Errorf("content checksum: BLAKE3-256 %x, the signed record names %x", h, d.meta.Hash)
+		return fmt.Errorf("content checksum: tag %x, the signed record names %x (not the bytes published)", h, d.meta.Hash)
 	}
 	if err := d.tmp.Truncate(n); err != nil {
 		return err

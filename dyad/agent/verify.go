@@ -1,39 +1,36 @@
 package agent
 
 import (
-	"hash"
 	"io"
 	"os"
 	"sync"
 )
 
-// contentHasher checks a download on a goroutine of its own against the content hash the
+// contentHasher checks a download on a goroutine of its own against the content tag the
 // signed record names, so that checking the bytes already received overlaps receiving
 // the next ones instead of adding to the staging time, and no second pass over the file
 // is needed. The record's CRC-32C is not recomputed here: the owner's agent checked it
-// against the same bytes it hashed when it published, and the signed BLAKE3-256 is the
-// stronger check of the two, so a second pass would only cost time. The receiver fills buffers it takes from the hasher and
-// hands them over with Write: no copy. Buffers hold a piece of hashPiece bytes, so that
-// even a file of one chunk is checked while it arrives; at most hasherDepth are in flight.
+// against the same bytes it tagged when it published, and the signed tag is the
+// stronger check of the two, so a second pass would only cost time. The receiver fills
+// buffers it takes from the hasher and hands them over with Write: no copy. Buffers hold
+// a piece of hashPiece bytes, so that even a file of one chunk is checked while it
+// arrives; at most hasherDepth are in flight.
 type contentHasher struct {
 	in     chan []byte
 	free   chan []byte
 	made   int
 	done   chan struct{}
-	sum    []byte
 	closed bool
-	skip   bool
-	// direct is the hash of hashAt, which runs on its caller's goroutine.
-	direct hash.Hash
+	// mac is the record's content tag being computed, nil when the check is off.
+	mac *ContentMAC
 }
 
 const (
 	hashPiece   = 128 << 10
 	hasherDepth = 16
 	// readPiece is what hashAt reads from the page cache and hashes at a time: large
-	// enough for the C code's wide SIMD batches and few syscalls (1 GiB cost 0.32 s of
-	// CPU read and hashed by 1 MiB, 0.38 s by 128 KiB), small enough to stay in a core's
-	// 1 MiB L2 cache between the read and the hash.
+	// enough for few syscalls, a multiple of contentChunk so that the tag takes it in
+	// place, small enough to stay in a core's 1 MiB L2 cache between the read and the tag.
 	readPiece = 512 << 10
 )
 
@@ -44,20 +41,16 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, readPiece); return 
 // pay for allocating and zeroing its chunk buffers every time.
 var chunkBufs sync.Pool
 
-// newContentHasher starts a hasher; with skip (Options.SkipContentHash) it only passes
-// the buffers back, and Sum returns nil.
-func newContentHasher(skip bool) *contentHasher {
-	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{}), skip: skip}
+// newContentHasher starts a hasher of mac; with mac nil (Options.SkipContentHash) it
+// only passes the buffers back, and Sum returns nil.
+func newContentHasher(mac *ContentMAC) *contentHasher {
+	c := &contentHasher{in: make(chan []byte, hasherDepth), free: make(chan []byte, hasherDepth), done: make(chan struct{}), mac: mac}
 	go func() {
-		h := newContentHash()
 		for p := range c.in {
-			if !skip {
-				h.Write(p)
+			if mac != nil {
+				mac.Write(p)
 			}
 			c.free <- p
-		}
-		if !skip {
-			c.sum = h.Sum(nil)
 		}
 		close(c.done)
 	}()
@@ -108,13 +101,11 @@ func (c *contentHasher) Copy(p []byte) {
 // buffer/Write/Copy, and calls Sum only after its last hashAt returned. Bytes missing
 // from the file are an error (io.EOF or io.ErrUnexpectedEOF), never a shorter hash.
 func (c *contentHasher) hashAt(f *os.File, off, n int64) error {
-	if c.direct == nil {
-		c.direct = newContentHash()
-	}
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	for n > 0 {
-		p := (*bp)[:min(n, int64(len(*bp)))]
+		// Each piece ends on a chunk boundary, so the tag takes the next one in place.
+		p := (*bp)[:min(n, int64(len(*bp))-off%contentChunk)]
 		k, err := f.ReadAt(p, off)
 		if k < len(p) {
 			if err == nil {
@@ -122,21 +113,23 @@ func (c *contentHasher) hashAt(f *os.File, off, n int64) error {
 			}
 			return err
 		}
-		c.direct.Write(p)
+		if c.mac != nil {
+			c.mac.Write(p)
+		}
 		off += int64(k)
 		n -= int64(k)
 	}
 	return nil
 }
 
-// Sum waits until every queued byte is hashed and returns the content hash; call it once.
+// Sum waits until every queued byte is hashed and returns the content tag; call it once.
 func (c *contentHasher) Sum() []byte {
 	c.close()
 	<-c.done
-	if c.direct != nil && !c.skip {
-		return c.direct.Sum(nil)
+	if c.mac == nil {
+		return nil
 	}
-	return c.sum
+	return c.mac.Sum()
 }
 
 // close ends the hashing goroutine (after a failed download too); the buffers it gives

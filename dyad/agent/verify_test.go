@@ -9,19 +9,17 @@ import (
 	"testing"
 )
 
-// TestContentHasher: the pipelined check equals the content hash of the whole, whether the caller hands over the hasher's buffers (rpc) or has copies taken of
+// TestContentHasher: the pipelined check equals the content tag of the whole, whether the caller hands over the hasher's buffers (rpc) or has copies taken of
 // a buffer it overwrites at once (ucx).
 func TestContentHasher(t *testing.T) {
 	data := make([]byte, 1<<20+13)
 	for i := range data {
 		data[i] = byte(i*7 + i>>9)
 	}
-	h := newContentHash()
-	h.Write(data)
-	want := h.Sum(nil)
+	want := tagOf(data)
 	for _, chunk := range []int{1, 1000, 64 << 10, 1 << 20, 2 << 20} {
 		for _, copied := range []bool{false, true} {
-			c := newContentHasher(false)
+			c := newContentHasher(testMAC())
 			own := make([]byte, chunk)
 			for off := 0; off < len(data); off += chunk {
 				n := min(chunk, len(data)-off)
@@ -45,19 +43,19 @@ func TestContentHasher(t *testing.T) {
 		}
 	}
 	// A skipping hasher (the bench's hash-off variant) hashes nothing.
-	s := newContentHasher(true)
+	s := newContentHasher(nil)
 	s.Copy(data)
 	if got := s.Sum(); got != nil {
 		t.Errorf("skipping hasher: Sum = %x, want nil", got)
 	}
 	// A hasher abandoned midway ends without a Sum.
-	c := newContentHasher(false)
+	c := newContentHasher(testMAC())
 	c.Copy(data[:10])
 	c.close()
 	c.close()
 }
 
-// TestHashAt: ranges of a file hashed in place, in order, give the content hash of the
+// TestHashAt: ranges of a file hashed in place, in order, give the content tag of the
 // whole, whatever their sizes against readPiece; one byte changed in the middle of a
 // range changes the hash; bytes missing from the file are an error.
 func TestHashAt(t *testing.T) {
@@ -65,9 +63,7 @@ func TestHashAt(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i*29 + i>>10)
 	}
-	h := newContentHash()
-	h.Write(data)
-	want := h.Sum(nil)
+	want := tagOf(data)
 	dir := t.TempDir()
 	write := func(name string, b []byte) *os.File {
 		f, err := os.Create(filepath.Join(dir, name))
@@ -86,7 +82,7 @@ func TestHashAt(t *testing.T) {
 		if span == 1 {
 			span = n / 7 // uneven, not a divisor of anything here
 		}
-		c := newContentHasher(false)
+		c := newContentHasher(testMAC())
 		for off := int64(0); off < n; off += span {
 			if err := c.hashAt(f, off, min(span, n-off)); err != nil {
 				t.Fatalf("ranges of %d at %d: %v", span, off, err)
@@ -99,7 +95,7 @@ func TestHashAt(t *testing.T) {
 
 	bad := bytes.Clone(data)
 	bad[readPiece+readPiece/2] ^= 0x01 // one bit, in the middle of the second piece
-	c := newContentHasher(false)
+	c := newContentHasher(testMAC())
 	if err := c.hashAt(write("bad", bad), 0, n); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +111,7 @@ func TestHashAt(t *testing.T) {
 		{n, 1, io.EOF},       // wholly past the end
 		{n - readPiece - 1, readPiece + 2, io.EOF}, // the second piece runs short
 	} {
-		c := newContentHasher(false)
+		c := newContentHasher(testMAC())
 		if err := c.hashAt(f, tc.off, tc.n); !errors.Is(err, tc.want) {
 			t.Errorf("%d bytes at %d of %d: %v, want %v", tc.n, tc.off, n, err, tc.want)
 		}
@@ -123,7 +119,7 @@ func TestHashAt(t *testing.T) {
 	}
 
 	// With the hash off (the bench's variant), Sum is nil even after hashAt.
-	s := newContentHasher(true)
+	s := newContentHasher(nil)
 	if err := s.hashAt(f, 0, 10); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+)
+
+// The content tag a record names is a MAC of the file's bytes under a key that only
+// holders of the cluster token can derive, fresh for every record:
+//
+//	recordKey = HMAC-SHA256(contentKey, salt), contentKey = HMAC-SHA256(token, label)
+//	t_i       = GMAC_recordKey(nonce i, chunk i)   for each contentChunk bytes of the file
+//	tag       = HMAC-SHA256(recordKey, label || t_0 || ... || t_n-1 || length)[:16]
+//
+// and the record's Hash field is salt || tag (contentHashSize bytes). GMAC is AES-GCM
+// with the bytes as additional data and nothing to encrypt: its GHASH runs on the
+// carry-less multiply instruction (about 5 GB/s on one core of a 2.0 GHz EPYC with AVX2
+// only, three times BLAKE3 there), so that a consumer checks a staging beside a loopback
+// transfer instead of slowing it to the hash's speed. Someone who changes bytes in
+// flight or under the owner, without the token, cannot make a matching tag: each chunk's
+// tag is a MAC under a key and nonce used for that one chunk of that one record, the
+// chunk index and the length are bound in, and the tag is never sent on the data path.
+// Whoever holds the token can sign any record anyway.
+const (
+	contentChunk = 64 << 10
+	saltSize     = 16
+	tagSize      = 16
+)
+
+// contentKeyLabel separates the content key from the signing key derived from the same
+// token, and tags the tag's fold.
+const contentKeyLabel = "couplet content key v1"
+
+// contentKey derives the key that content tags are made under from the cluster token.
+func contentKey(token string) []byte {
+	h := hmac.New(sha256.New, []byte(token))
+	h.Write([]byte(contentKeyLabel))
+	return h.Sum(nil)
+}
+
+// newSalt returns a fresh random salt for a record's tag.
+func newSalt() []byte {
+	s := make([]byte, saltSize)
+	rand.Read(s)
+	return s
+}
+
+// ContentMAC computes the content tag of a record as bytes are written to it, in any
+// pieces. It is an io.Writer; Sum gives the record's Hash field.
+type ContentMAC struct {
+	gcm   cipher.AEAD
+	fold  hash.Hash
+	salt  []byte
+	part  []byte // the start of a chunk that Write has not completed yet
+	chunk uint64
+	n     uint64
+	nonce [12]byte
+	out   [tagSize]byte
+}
+
+// NewContentMAC starts the content tag under token's content key and the record's
+// salt (saltSize bytes).
+func NewContentMAC(token string, salt []byte) (*ContentMAC, error) {
+	return newContentMAC(contentKey(token), salt)
+}
+
+func newContentMAC(key, salt []byte) (*ContentMAC, error) {
+	if len(salt) != saltSize {
+		return nil, fmt.Errorf("content tag: salt of %d bytes, want %d", len(salt), saltSize)
+	}
+	h := hmac.New(sha256.New, key)
+	h.Write(salt)
+	rk := h.Sum(nil)
+	blk, err := aes.NewCipher(rk)
+	if err != nil {
+		return nil, err
+	}
+	g, err := cipher.NewGCM(blk)
+	if err != nil {
+		return nil, err
+	}
+	m := &ContentMAC{gcm: g, fold: hmac.New(sha256.New, rk), salt: salt}
+	m.fold.Write([]byte(contentKeyLabel))
+	return m, nil
+}
+
+// Write adds p to the tag. Whole chunks are taken from p in place; only a chunk split
+// across writes is copied.
+func (m *ContentMAC) Write(p []byte) (int, error) {
+	k := len(p)
+	m.n += uint64(k)
+	if len(m.part) > 0 {
+		c := min(len(p), contentChunk-len(m.part))
+		m.part = append(m.part, p[:c]...)
+		p = p[c:]
+		if len(m.part) < contentChunk {
+			return k, nil
+		}
+		m.seal(m.part)
+		m.part = m.part[:0]
+	}
+	for len(p) >= contentChunk {
+		m.seal(p[:contentChunk])
+		p = p[contentChunk:]
+	}
+	if len(p) > 0 {
+		if m.part == nil {
+			m.part = make([]byte, 0, contentChunk)
+		}
+		m.part = append(m.part, p...)
+	}
+	return k, nil
+}
+
+// seal folds the tag of one chunk in.
+func (m *ContentMAC) seal(c []byte) {
+	binary.BigEndian.PutUint64(m.nonce[4:], m.chunk)
+	m.chunk++
+	m.fold.Write(m.gcm.Seal(m.out[:0], m.nonce[:], nil, c))
+}
+
+// Sum ends the tag and returns salt || tag; call it once, after the last Write.
+func (m *ContentMAC) Sum() []byte {
+	if len(m.part) > 0 {
+		m.seal(m.part)
+		m.part = m.part[:0]
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], m.n)
+	m.fold.Write(b[:])
+	return append(append(make([]byte, 0, contentHashSize), m.salt...), m.fold.Sum(nil)[:tagSize]...)
+}
+
+// contentHashSize is the length of the content tag a record names: salt and tag.
+const contentHashSize = saltSize + tagSize

@@ -1,4 +1,0 @@
-//go:build cgo
-
-// The C library's avx2 kernels, as it ships them for x86-64 Unix.
-#include "blake3_avx2_x86-64_unix.S"
