@@ -90,7 +90,7 @@ clean:
 # docs/RELIABILITY.md lists what each test shows.
 reliability: deps
 	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Fault|LoadMany|LoadReplaySoak|CoupledBadInput|ErrorCodes|ConfigErrors|ApplyEnvErrors|UncoveredRead|Soak200' ./dtf ./pnetcdf ./examples/letkf
-	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Load64|Load1000|AgentSurvives|HostileOwner|DiskFull|AgentRestart|KillProducer|PathConfinement|TokenRequired|ConsumeTimesOut' ./dyad
+	COUPLET_RELIABILITY=1 $(GO) test -count=1 -timeout 30m -v -run 'Load64|Load1000|AgentSurvives|HostileOwner|DiskFull|AgentRestart|KillProducer|CrashedStaging|PathConfinement|TokenRequired|ConsumeTimesOut' ./dyad
 	FUZZTIME=$${FUZZTIME:-60s} $(MAKE) --no-print-directory fuzz
 
 # libcouplet.so: the PnetCDF-compatible C library (capi/pnetcdf.h is its header).

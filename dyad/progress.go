@@ -36,7 +36,10 @@ func (c *Client) beginStep(op, upath string, total int64) Step {
 // TempPattern is the os.CreateTemp pattern of the temporary file a staging into dest
 // writes before it is verified and renamed into place; a partial file is never named
 // like dest itself.
-func TempPattern(dest string) string { return ".couplet-tmp-" + filepath.Base(dest) + "-*" }
+func TempPattern(dest string) string { return TempPrefix + filepath.Base(dest) + "-*" }
+
+// TempPrefix begins the name of every temporary file a staging fills.
+const TempPrefix = ".couplet-tmp-"
 
 // watchInterval is how often a staging's temporary file is looked at for progress.
 const watchInterval = 100 * time.Millisecond

@@ -152,13 +152,16 @@ type Agent struct {
 	live liveness
 	// owners follows the other agents' liveness keys (see ownerView).
 	owners ownerView
+	// started is when this agent started, swept the directories it swept (sweep.go).
+	started time.Time
+	swept   sync.Map
 }
 
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
 	publishes, cacheHits, cacheMisses, kvsWaits,
 	connsAccepted, connsEvicted, connsRefused, acceptErrors, badSignatures, peerAuths, hashWaitNs,
-	registrations, leasesLost, republished, ownersGone, localRequests atomic.Int64
+	registrations, leasesLost, republished, ownersGone, localRequests, staleTemps atomic.Int64
 }
 
 // Start starts an agent and returns once it is serving.
@@ -220,7 +223,7 @@ func Start(o Options) (*Agent, error) {
 	if o.EtcdDir == "" {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
-	a := &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0)}
+	a := &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0), started: time.Now()}
 	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	if err := a.start(); err != nil {
@@ -326,7 +329,7 @@ func (a *Agent) Counters() map[string]int64 {
 		"hash_wait_ns":  c.hashWaitNs.Load(),
 		"registrations": c.registrations.Load(), "leases_lost": c.leasesLost.Load(),
 		"republished": c.republished.Load(), "owners_gone": c.ownersGone.Load(),
-		"local_requests": c.localRequests.Load(),
+		"local_requests": c.localRequests.Load(), "stale_temps_removed": c.staleTemps.Load(),
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/ofd"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
 
@@ -216,7 +217,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 		if err = wire.Write(c, req); err == nil {
 			// The temporary file is made while the owner opens the file and replies.
 			if tmp == nil {
-				if tmp, err = createTemp(dest); err != nil {
+				if tmp, err = a.createTemp(dest); err != nil {
 					d.end(err)
 					return nil, err
 				}
@@ -250,12 +251,24 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 }
 
 // createTemp creates the temporary file that a download into dest fills, beside dest
-// (so that the rename into place stays on one file system), creating its directory.
-func createTemp(dest string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+// (so that the rename into place stays on one file system), creating its directory. It
+// holds the file's OFD lock until the file is renamed into place or closed, so that a
+// sweep (sweep.go) never takes it for a crashed staging's; the first temporary file in a
+// directory starts that directory's sweep.
+func (a *Agent) createTemp(dest string) (*os.File, error) {
+	dir := filepath.Dir(dest)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return os.CreateTemp(filepath.Dir(dest), dyad.TempPattern(dest))
+	f, err := os.CreateTemp(dir, dyad.TempPattern(dest))
+	if err != nil {
+		return nil, err
+	}
+	// A new file: nobody else holds it. Where OFD locks are not supported, a sweep cannot
+	// lock it either, so it is never swept.
+	ofd.TryLock(f, true)
+	a.sweepOnce(dir)
+	return f, nil
 }
 
 // idle renews the connection's deadline while the owner keeps talking.
@@ -291,10 +304,15 @@ func (d *download) commit(n int64) error {
 			return err
 		}
 	}
-	if err := d.tmp.Close(); err != nil {
+	// Renamed while open: its lock (createTemp) lasts as long as its temporary name.
+	if err := os.Rename(d.tmp.Name(), d.dest); err != nil {
 		return err
 	}
-	return os.Rename(d.tmp.Name(), d.dest)
+	if err := d.tmp.Close(); err != nil {
+		os.Remove(d.dest)
+		return err
+	}
+	return nil
 }
 
 // end releases the connection: back to the pool after a clean fetch, closed otherwise.

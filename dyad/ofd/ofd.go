@@ -47,33 +47,13 @@ func Lock(f *os.File, exclusive bool, timeout time.Duration) error {
 // LockContext locks the whole of f, exclusively or shared, until ctx ends. A wait that
 // runs out of time wraps both ErrTimeout and ctx's error.
 func LockContext(ctx context.Context, f *os.File, exclusive bool) error {
-	typ := int16(unix.F_RDLCK)
-	if exclusive {
-		typ = unix.F_WRLCK
-	}
-	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart}
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
-	}
 	var timer *time.Timer
 	for wait := minPoll; ; wait = min(2*wait, maxPoll) {
-		var lerr error
-		if err := sc.Control(func(fd uintptr) {
-			for {
-				lerr = unix.FcntlFlock(fd, unix.F_OFD_SETLK, &lk)
-				if lerr != unix.EINTR {
-					return
-				}
-			}
-		}); err != nil {
-			return fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
-		}
-		switch {
-		case lerr == nil:
+		switch got, err := TryLock(f, exclusive); {
+		case err != nil:
+			return err
+		case got:
 			return nil
-		case lerr != unix.EAGAIN && lerr != unix.EACCES:
-			return fmt.Errorf("ofd: lock %s: %w", f.Name(), lerr)
 		}
 		if timer == nil {
 			timer = time.NewTimer(wait)
@@ -90,6 +70,38 @@ func LockContext(ctx context.Context, f *os.File, exclusive bool) error {
 			return fmt.Errorf("ofd: lock %s: %w", f.Name(), ctx.Err())
 		}
 	}
+}
+
+// TryLock locks the whole of f, exclusively or shared, if no other open file holds a
+// conflicting lock, and says whether it did; it never waits.
+func TryLock(f *os.File, exclusive bool) (bool, error) {
+	typ := int16(unix.F_RDLCK)
+	if exclusive {
+		typ = unix.F_WRLCK
+	}
+	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false, fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
+	}
+	var lerr error
+	if err := sc.Control(func(fd uintptr) {
+		for {
+			lerr = unix.FcntlFlock(fd, unix.F_OFD_SETLK, &lk)
+			if lerr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return false, fmt.Errorf("ofd: lock %s: %w", f.Name(), err)
+	}
+	switch lerr {
+	case nil:
+		return true, nil
+	case unix.EAGAIN, unix.EACCES:
+		return false, nil
+	}
+	return false, fmt.Errorf("ofd: lock %s: %w", f.Name(), lerr)
 }
 
 // Unlock releases f's lock.

@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/couplet-hpc/couplet/dyad"
+	"github.com/couplet-hpc/couplet/dyad/ofd"
+)
+
+// A staging fills a temporary file beside its destination and holds the file's OFD lock
+// until the file is renamed into place or removed (createTemp, download.commit). A
+// staging that an agent crash cut short leaves its temporary file behind, unlocked. The
+// first time an agent stages into a directory it sweeps that directory once, in the
+// background: a temporary file that nobody holds and that is older than the agent's
+// start is a crashed staging's, and goes. A live staging's file, of this agent or of
+// another one staging into the same directory, is locked; a file created after this
+// agent started is never taken, so the instant between a file's creation and its lock
+// does not matter.
+
+// sweepOnce starts the sweep of dir unless this agent already swept it.
+func (a *Agent) sweepOnce(dir string) {
+	if _, seen := a.swept.LoadOrStore(dir, struct{}{}); seen {
+		return
+	}
+	go func() {
+		if n := sweepTemps(dir, a.started); n > 0 {
+			a.ctr.staleTemps.Add(int64(n))
+			a.info.Printf("removed %d temporary files of stagings cut short in %s", n, dir)
+		}
+	}()
+}
+
+// sweepTemps removes the temporary files of stagings in dir that nobody holds and that
+// were last written before before, and returns how many it removed.
+func sweepTemps(dir string, before time.Time) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), dyad.TempPrefix) && e.Type().IsRegular() && removeStale(filepath.Join(dir, e.Name()), before) {
+			n++
+		}
+	}
+	return n
+}
+
+// removeStale removes the file p if it is a regular file last written before before
+// whose lock it can take, and says whether it did.
+func removeStale(p string, before time.Time) bool {
+	// Write access for the write lock; never through a symbolic link.
+	f, err := os.OpenFile(p, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || !st.ModTime().Before(before) {
+		return false
+	}
+	if got, err := ofd.TryLock(f, true); err != nil || !got {
+		return false
+	}
+	// p must still name the file locked, not one put in its place meanwhile.
+	if now, err := os.Lstat(p); err != nil || !os.SameFile(now, st) {
+		return false
+	}
+	return os.Remove(p) == nil
+}
