@@ -19,7 +19,8 @@ import (
 func TestCrashedStagingSwept(t *testing.T) {
 	etcd := etcdtest.StartServer(t)
 	kvs := "etcd://" + etcd.Endpoint
-	prod := startNode(t, kvs, func(o *agent.Options) { o.ChunkSize = 256 << 10; o.ChunkDelay = 20 * time.Millisecond })
+	// Served slowly (8 MiB in 1.6 s), so that the kill lands in the middle of the staging.
+	prod := startNode(t, kvs, func(o *agent.Options) { o.ChunkSize = 256 << 10; o.ChunkDelay = 50 * time.Millisecond })
 	data := randBytes(8<<20, 61)
 	produce(t, prod, "big.bin", data)
 
