@@ -49,10 +49,12 @@ func TestCEncodesRequests(t *testing.T) {
 		{Op: wire.OpStage, NS: "ns", Key: "k", Dest: "/c/" + long, Path: "/c/.couplet/meta/x.meta",
 			Meta: &wire.Meta{Key: "k", Path: long, Size: 0, Version: 1, Checksum: 0}, DTL: "ucx"},
 		{Op: wire.OpStage, NS: "ns", Key: "k", Dest: "/d", Path: "/s", Meta: &wire.Meta{Key: "k", Size: 200, Version: 65536, Checksum: 1}},
+		// A consume in one request: by key, with its wait and its transfer timeout.
+		{Op: wire.OpStage, NS: "ns", Key: "k", Dest: "/d", Path: "/s", DTL: "rpc", WaitMs: 60000, TimeoutMs: 600000},
 	}
 	var in []string
 	for _, m := range cases {
-		f := []string{fmt.Sprint(int(m.Op)), m.NS, m.Key, m.Path, m.Dest, m.DTL, fmt.Sprint(m.MinVersion), fmt.Sprint(m.TimeoutMs)}
+		f := []string{fmt.Sprint(int(m.Op)), m.NS, m.Key, m.Path, m.Dest, m.DTL, fmt.Sprint(m.MinVersion), fmt.Sprint(m.TimeoutMs), fmt.Sprint(m.WaitMs)}
 		if mm := m.Meta; mm != nil {
 			f = append(f, mm.Key, mm.Path, mm.Owner, mm.Node, fmt.Sprint(mm.Size), fmt.Sprint(mm.Version),
 				fmt.Sprint(mm.Checksum), fmt.Sprint(mm.MTimeNs))

@@ -49,8 +49,10 @@ func TestPreloadCpSha256(t *testing.T) {
 	if got := strings.Fields(out); len(got) != 2 || got[0] != want || got[1] != consPath {
 		t.Fatalf("sha256sum printed %q, want %s  %s", out, want, consPath)
 	}
-	if c := cons.agent.Counters(); c["stages"] != 1 || c["stage_bytes"] != 50<<20 {
-		t.Fatalf("consumer agent counters %v: want one staging of 50 MiB", c)
+	// One request to the consumer's agent: it located the record (waiting in the KVS) and
+	// staged the file.
+	if c := cons.agent.Counters(); c["stages"] != 1 || c["stage_bytes"] != 50<<20 || c["local_requests"] != 1 {
+		t.Fatalf("consumer agent counters %v: want one request and one staging of 50 MiB", c)
 	}
 	if c := prod.agent.Counters(); c["publishes"] != 1 {
 		t.Fatalf("producer agent counters %v: want one publish", c)

@@ -269,6 +269,41 @@ bad:
     return -1;
 }
 
+/* stage_by_key consumes upath in one request unless a complete local copy exists: the
+ * agent locates the record (its cache, else the KVS, where it waits up to the timeout)
+ * and stages the file, with no round trip in between. */
+static dyad_rc_t stage_by_key(const struct dyad_ctx *c, const char *abs, const char *upath) {
+    char *key = path_key(upath, c->key_depth, c->key_bins);
+    char *side = state_path(c->cons, "meta", upath, ".meta");
+    char *sock = agent_socket_for(c, c->cons);
+    dyad_rc_t rc = DYAD_RC_OK;
+    if (!key || !side || !sock) {
+        rc = fail(DYAD_RC_SYSFAIL, "out of memory");
+        goto out;
+    }
+    if (local_copy(c, upath, key, 0, NULL)) {
+        debugf(c, "located %s locally", upath);
+        goto out;
+    }
+    wreq q = {.op = OP_STAGE, .ns = c->ns, .key = key, .dest = abs, .path = side, .dtl = c->dtl,
+              .wait_ms = c->timeout_ms, .timeout_ms = c->transfer_timeout_ms};
+    wrep r;
+    if ((rc = agent_call(sock, &q, c->timeout_ms + c->transfer_timeout_ms + 10000, &r)) != DYAD_RC_OK) goto out;
+    if (r.op == OP_ERROR)
+        rc = fail(DYAD_RC_BADFETCH, "consume %s: agent: %s", upath, r.err ? r.err : "?");
+    else if (!r.found)
+        rc = fail(DYAD_RC_NOTFOUND, "%s (key %s) not produced within %lld ms", upath, key, (long long)c->timeout_ms);
+    else
+        debugf(c, "staged %s version %lld (%lld bytes)", upath, r.has_meta ? (long long)r.meta.version : -1LL,
+               r.has_meta ? (long long)r.meta.size : -1LL);
+    wrep_free(&r);
+out:
+    free(key);
+    free(side);
+    free(sock);
+    return rc;
+}
+
 dyad_rc_t client_consume(const struct dyad_ctx *c, const char *abs, const char *upath, const wmeta *given) {
     int lk = lock_path(c, upath);
     if (lk < 0) return fail(DYAD_RC_SYSFAIL, "consume %s: lock: %s", upath, strerror(errno));
@@ -278,7 +313,11 @@ dyad_rc_t client_consume(const struct dyad_ctx *c, const char *abs, const char *
     if (given) {
         local = local_copy(c, upath, given->key ? given->key : "", given->version, NULL);
         if (!local && !wmeta_copy(&m, given)) rc = fail(DYAD_RC_SYSFAIL, "out of memory");
+    } else if (!c->shared_storage) {
+        rc = stage_by_key(c, abs, upath);
+        goto out;
     } else {
+        /* Shared storage compares sizes: it needs the record itself. */
         rc = locate(c, upath, true, &m, &local);
     }
     if (rc != DYAD_RC_OK || local) goto out;

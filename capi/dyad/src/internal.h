@@ -80,6 +80,8 @@ typedef struct {
     int op;
     const char *ns, *key, *path, *dest, *dtl;
     int64_t min_version, timeout_ms;
+    /* wait_ms bounds an OP_STAGE's wait for its record when it names a key, not meta. */
+    int64_t wait_ms;
     const wmeta *meta;
 } wreq;
 

@@ -60,7 +60,7 @@ static bool set(const char *s) { return s && *s; }
 
 void wire_encode_req(mp_buf *w, const wreq *q) {
     uint32_t n = 1 + set(q->ns) + set(q->key) + set(q->path) + set(q->dest) + set(q->dtl) +
-                 (q->min_version != 0) + (q->timeout_ms != 0) + (q->meta != NULL);
+                 (q->min_version != 0) + (q->timeout_ms != 0) + (q->wait_ms != 0) + (q->meta != NULL);
     mp_map(w, n);
     mp_str(w, "op"), mp_uint(w, (uint64_t)q->op);
     if (set(q->ns)) mp_str(w, "ns"), mp_str(w, q->ns);
@@ -69,6 +69,7 @@ void wire_encode_req(mp_buf *w, const wreq *q) {
     if (set(q->dest)) mp_str(w, "dest"), mp_str(w, q->dest);
     if (q->min_version != 0) mp_str(w, "minv"), mp_int(w, q->min_version);
     if (q->timeout_ms != 0) mp_str(w, "tmo"), mp_int(w, q->timeout_ms);
+    if (q->wait_ms != 0) mp_str(w, "wait"), mp_int(w, q->wait_ms);
     if (q->meta) mp_str(w, "meta"), wire_encode_meta(w, q->meta);
     if (set(q->dtl)) mp_str(w, "dtl"), mp_str(w, q->dtl);
 }

@@ -1,5 +1,5 @@
 /* wiretest exercises the library's internals line by line on stdin for the Go tests:
- *   encode: "op<TAB>ns<TAB>key<TAB>path<TAB>dest<TAB>dtl<TAB>minv<TAB>tmo[<TAB>k<TAB>p<TAB>o<TAB>n<TAB>s<TAB>v<TAB>c<TAB>t]"
+ *   encode: "op<TAB>ns<TAB>key<TAB>path<TAB>dest<TAB>dtl<TAB>minv<TAB>tmo<TAB>wait[<TAB>k<TAB>p<TAB>o<TAB>n<TAB>s<TAB>v<TAB>c<TAB>t]"
  *           -> the msgpack body in hex
  *   decode: a reply body in hex -> "ok op=.. found=.. err=.. meta=k|p|o|n|s|v|c|t" or "bad WHY"
  *   key:    "depth<TAB>bins<TAB>upath" -> the key
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
             wmeta m = {0};
             q.op = atoi(field(&p));
             q.ns = field(&p), q.key = field(&p), q.path = field(&p), q.dest = field(&p), q.dtl = field(&p);
-            q.min_version = atoll(field(&p)), q.timeout_ms = atoll(field(&p));
+            q.min_version = atoll(field(&p)), q.timeout_ms = atoll(field(&p)), q.wait_ms = atoll(field(&p));
             if (p) {
                 m.key = field(&p), m.path = field(&p), m.owner = field(&p), m.node = field(&p);
                 m.size = atoll(field(&p)), m.version = atoll(field(&p));
