@@ -269,36 +269,37 @@ bad:
     return -1;
 }
 
-/* stage_by_key consumes upath in one request unless a complete local copy exists: the
- * agent locates the record (its cache, else the KVS, where it waits up to the timeout)
- * and stages the file, with no round trip in between. */
-static dyad_rc_t stage_by_key(const struct dyad_ctx *c, const char *abs, const char *upath) {
-    char *key = path_key(upath, c->key_depth, c->key_bins);
+/* stage asks the agent to stage upath into abs: the version want names, or, with want
+ * NULL, the record of key, which the agent locates (its cache, else the KVS, where it
+ * waits up to the timeout) in the same request, with no round trip in between. */
+static dyad_rc_t stage(const struct dyad_ctx *c, const char *abs, const char *upath, const char *key,
+                       const wmeta *want) {
     char *side = state_path(c->cons, "meta", upath, ".meta");
     char *sock = agent_socket_for(c, c->cons);
     dyad_rc_t rc = DYAD_RC_OK;
-    if (!key || !side || !sock) {
+    if (!side || !sock) {
         rc = fail(DYAD_RC_SYSFAIL, "out of memory");
         goto out;
     }
-    if (local_copy(c, upath, key, 0, NULL)) {
-        debugf(c, "located %s locally", upath);
-        goto out;
+    wreq q = {.op = OP_STAGE, .ns = c->ns, .key = want ? want->key : key, .dest = abs, .path = side, .meta = want,
+              .dtl = c->dtl};
+    int64_t tmo = c->transfer_timeout_ms;
+    if (!want) {
+        q.wait_ms = c->timeout_ms, q.timeout_ms = c->transfer_timeout_ms;
+        tmo += c->timeout_ms + 10000;
     }
-    wreq q = {.op = OP_STAGE, .ns = c->ns, .key = key, .dest = abs, .path = side, .dtl = c->dtl,
-              .wait_ms = c->timeout_ms, .timeout_ms = c->transfer_timeout_ms};
     wrep r;
-    if ((rc = agent_call(sock, &q, c->timeout_ms + c->transfer_timeout_ms + 10000, &r)) != DYAD_RC_OK) goto out;
+    if ((rc = agent_call(sock, &q, tmo, &r)) != DYAD_RC_OK) goto out;
+    const wmeta *got = want ? want : r.has_meta ? &r.meta : NULL;
     if (r.op == OP_ERROR)
         rc = fail(DYAD_RC_BADFETCH, "consume %s: agent: %s", upath, r.err ? r.err : "?");
-    else if (!r.found)
+    else if (!want && !r.found)
         rc = fail(DYAD_RC_NOTFOUND, "%s (key %s) not produced within %lld ms", upath, key, (long long)c->timeout_ms);
     else
-        debugf(c, "staged %s version %lld (%lld bytes)", upath, r.has_meta ? (long long)r.meta.version : -1LL,
-               r.has_meta ? (long long)r.meta.size : -1LL);
+        debugf(c, "staged %s version %lld (%lld bytes)", upath, got ? (long long)got->version : -1LL,
+               got ? (long long)got->size : -1LL);
     wrep_free(&r);
 out:
-    free(key);
     free(side);
     free(sock);
     return rc;
@@ -308,17 +309,20 @@ dyad_rc_t client_consume(const struct dyad_ctx *c, const char *abs, const char *
     int lk = lock_path(c, upath);
     if (lk < 0) return fail(DYAD_RC_SYSFAIL, "consume %s: lock: %s", upath, strerror(errno));
     wmeta m = {0};
+    const wmeta *want = given; /* the record, when it is known before the staging */
+    char *key = NULL;
     bool local = false;
     dyad_rc_t rc = DYAD_RC_OK;
     if (given) {
         local = local_copy(c, upath, given->key ? given->key : "", given->version, NULL);
-        if (!local && !wmeta_copy(&m, given)) rc = fail(DYAD_RC_SYSFAIL, "out of memory");
-    } else if (!c->shared_storage) {
-        rc = stage_by_key(c, abs, upath);
-        goto out;
-    } else {
+    } else if (c->shared_storage) {
         /* Shared storage compares sizes: it needs the record itself. */
         rc = locate(c, upath, true, &m, &local);
+        want = &m;
+    } else if (!(key = path_key(upath, c->key_depth, c->key_bins))) {
+        rc = fail(DYAD_RC_SYSFAIL, "out of memory");
+    } else if ((local = local_copy(c, upath, key, 0, NULL))) {
+        debugf(c, "located %s locally", upath);
     }
     if (rc != DYAD_RC_OK || local) goto out;
     if (c->shared_storage) {
@@ -327,31 +331,15 @@ dyad_rc_t client_consume(const struct dyad_ctx *c, const char *abs, const char *
         if (stat(abs, &st) < 0)
             rc = fail(DYAD_RC_BADFIO, "consume %s (shared storage): published but not visible here: %s", upath,
                       strerror(errno));
-        else if (st.st_size != m.size)
+        else if (st.st_size != want->size)
             rc = fail(DYAD_RC_BADFIO, "consume %s (shared storage): size %lld, published %lld", upath,
-                      (long long)st.st_size, (long long)m.size);
+                      (long long)st.st_size, (long long)want->size);
         goto out;
     }
-    char *side = state_path(c->cons, "meta", upath, ".meta");
-    char *sock = agent_socket_for(c, c->cons);
-    if (!side || !sock) {
-        rc = fail(DYAD_RC_SYSFAIL, "out of memory");
-    } else {
-        wreq q = {.op = OP_STAGE, .ns = c->ns, .key = m.key, .dest = abs, .path = side, .meta = &m, .dtl = c->dtl};
-        wrep r;
-        rc = agent_call(sock, &q, c->transfer_timeout_ms, &r);
-        if (rc == DYAD_RC_OK) {
-            if (r.op == OP_ERROR)
-                rc = fail(DYAD_RC_BADFETCH, "consume %s: agent: %s", upath, r.err ? r.err : "?");
-            else
-                debugf(c, "staged %s version %lld (%lld bytes)", upath, (long long)m.version, (long long)m.size);
-            wrep_free(&r);
-        }
-    }
-    free(side);
-    free(sock);
+    rc = stage(c, abs, upath, key, want);
 out: {
     int e = errno;
+    free(key);
     wmeta_free(&m);
     sys_close(lk); /* drops the OFD lock */
     errno = e;

@@ -94,7 +94,6 @@ typedef struct {
 } wrep;
 
 HIDDEN void wmeta_free(wmeta *m);
-HIDDEN bool wmeta_copy(wmeta *dst, const wmeta *src);
 HIDDEN void wrep_free(wrep *r);
 /* wire_encode_req encodes q's msgpack body into w. */
 HIDDEN void wire_encode_req(mp_buf *w, const wreq *q);

@@ -22,22 +22,6 @@ void wmeta_free(wmeta *m) {
     memset(m, 0, sizeof *m);
 }
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
-
-bool wmeta_copy(wmeta *dst, const wmeta *src) {
-    *dst = *src;
-    dst->key = dup_or_null(src->key);
-    dst->path = dup_or_null(src->path);
-    dst->owner = dup_or_null(src->owner);
-    dst->node = dup_or_null(src->node);
-    if ((src->key && !dst->key) || (src->path && !dst->path) || (src->owner && !dst->owner) ||
-        (src->node && !dst->node)) {
-        wmeta_free(dst);
-        return false;
-    }
-    return true;
-}
-
 void wrep_free(wrep *r) {
     free(r->err);
     wmeta_free(&r->meta);
