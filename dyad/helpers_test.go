@@ -206,7 +206,7 @@ func consumeCheck(t testing.TB, n *node, rel string, want []byte) {
 func noTemps(t testing.TB, dir string) {
 	t.Helper()
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasPrefix(info.Name(), ".couplet-tmp-") {
+		if err == nil && strings.HasPrefix(info.Name(), dyad.TempPrefix) {
 			t.Errorf("temporary file left behind: %s", p)
 		}
 		return nil

@@ -152,7 +152,8 @@ type Agent struct {
 	live liveness
 	// owners follows the other agents' liveness keys (see ownerView).
 	owners ownerView
-	// started is when this agent started, swept the directories it swept (sweep.go).
+	// started is when this agent started; swept holds the directories it has swept of
+	// crashed stagings' temporary files (sweep.go).
 	started time.Time
 	swept   sync.Map
 }

@@ -84,14 +84,14 @@ func (a *Agent) reclaim() {
 // stillHolds says whether the file of m is in the producer directory with m's size
 // and content tag.
 func (a *Agent) stillHolds(m *wire.Meta) bool {
+	if len(m.Hash) != contentHashSize {
+		return false
+	}
 	f, err := a.openConfined(m.Path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if len(m.Hash) != contentHashSize {
-		return false
-	}
 	sum, crc, n, err := a.hashFile(f, m.Hash[:saltSize])
 	return err == nil && n == m.Size && crc == m.Checksum && bytes.Equal(sum, m.Hash)
 }
