@@ -205,12 +205,21 @@ func consumeCheck(t testing.TB, n *node, rel string, want []byte) {
 // noTemps fails if a staging temporary file or a partial destination is left in dir.
 func noTemps(t testing.TB, dir string) {
 	t.Helper()
+	for _, p := range tempsIn(dir) {
+		t.Errorf("temporary file left behind: %s", p)
+	}
+}
+
+// tempsIn lists the staging temporary files (of files and of sidecars) under dir.
+func tempsIn(dir string) []string {
+	var out []string
 	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err == nil && strings.HasPrefix(info.Name(), dyad.TempPrefix) {
-			t.Errorf("temporary file left behind: %s", p)
+			out = append(out, p)
 		}
 		return nil
 	})
+	return out
 }
 
 // subAgent runs an agent as a subprocess (this test binary) so that it can be SIGKILLed.

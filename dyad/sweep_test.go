@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/ofd"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
 // TestCrashedStagingSwept SIGKILLs a consumer's agent in the middle of a staging, which
-// leaves the staging's temporary file behind. The agent started next on the same
-// directory stages the file again, exactly, and removes the crashed staging's file.
+// leaves the staging's temporary files (the file's and its sidecar's) behind. The agent
+// started next on the same directory stages the file again, exactly, and removes the
+// crashed staging's files.
 func TestCrashedStagingSwept(t *testing.T) {
 	etcd := etcdtest.StartServer(t)
 	kvs := "etcd://" + etcd.Endpoint
@@ -29,9 +30,13 @@ func TestCrashedStagingSwept(t *testing.T) {
 	crashing := startSubAgent(t, o)
 	failed := make(chan error, 1)
 	go func() { _, err := newClient(t, dir, o.Socket, nil).Consume("big.bin"); failed <- err }()
-	awaitDir(t, dir, time.Minute, "the staging of big.bin started", func() bool { return tempGrown(dir, "big.bin", 1<<20) })
-	// While the staging lives, its temporary file is locked: no sweep can take it.
-	live, _ := filepath.Glob(filepath.Join(dir, dyad.TempPattern("big.bin")))
+	awaitDir(t, dir, time.Minute, "the staging of big.bin started", func() bool { return tempGrown(dir, "big.bin", 1<<20) && len(tempsIn(dir)) == 2 })
+	// While the staging lives, its temporary files (the file's and its sidecar's) are
+	// locked: no sweep can take them.
+	live := tempsIn(dir)
+	if len(live) != 2 {
+		t.Fatalf("during the staging: temporary files %v, want the file's and its sidecar's", live)
+	}
 	for _, p := range live {
 		f, err := os.OpenFile(p, os.O_RDWR, 0)
 		if err != nil {
@@ -47,9 +52,8 @@ func TestCrashedStagingSwept(t *testing.T) {
 	if err := <-failed; err == nil {
 		t.Fatal("the consume succeeded though its agent was killed mid-staging")
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, dyad.TempPattern("big.bin")))
-	if len(left) != 1 {
-		t.Fatalf("after the kill: temporary files %v, want the one of the staging cut short", left)
+	if left := tempsIn(dir); !slices.Equal(left, live) {
+		t.Fatalf("after the kill: temporary files %v, want those of the staging cut short, %v", left, live)
 	}
 
 	next := startNode(t, kvs, func(o2 *agent.Options) { o2.ProducerDir = dir })
@@ -61,6 +65,6 @@ func TestCrashedStagingSwept(t *testing.T) {
 	if b, err := os.ReadFile(got); err != nil || !bytes.Equal(b, data) {
 		t.Fatalf("staged %s: %d bytes (%v), differ from the %d produced", got, len(b), err, len(data))
 	}
-	awaitCounter(t, c, "stale_temps_removed", 1)
+	awaitCounter(t, c, "stale_temps_removed", 2)
 	noTemps(t, dir)
 }

@@ -111,7 +111,7 @@ func (a *Agent) savePastAddrs(past []string) {
 	if len(past) > maxPastAddrs {
 		past = past[len(past)-maxPastAddrs:]
 	}
-	if err := writeAtomic(filepath.Join(a.opts.StateDir, pastAddrsFile), []byte(strings.Join(past, "\n")+"\n")); err != nil {
+	if err := a.writeAtomic(filepath.Join(a.opts.StateDir, pastAddrsFile), []byte(strings.Join(past, "\n")+"\n")); err != nil {
 		a.errs.Printf("record this agent's address: %v", err)
 	}
 }

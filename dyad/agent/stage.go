@@ -72,7 +72,7 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 			return err
 		}
 		// The sidecar is written beside the transfer, and renamed into place after the file.
-		sw := startAtomic(side, b)
+		sw := a.startAtomic(side, b)
 		start := time.Now()
 		n, err := a.fetchDTL(ctx, dtl, meta, dest)
 		took := time.Since(start)
@@ -250,11 +250,11 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 	return d, nil
 }
 
-// createTemp creates the temporary file that a download into dest fills, beside dest
-// (so that the rename into place stays on one file system), creating its directory. It
-// holds the file's OFD lock until the file is renamed into place or closed, so that a
-// sweep (sweep.go) never takes it for a crashed staging's; the first temporary file in a
-// directory starts that directory's sweep.
+// createTemp creates the temporary file that a download or a sidecar bound for dest
+// fills, beside dest (so that the rename into place stays on one file system), creating
+// its directory. It holds the file's OFD lock until the file is renamed into place or
+// closed, so that a sweep (sweep.go) never takes it for a crashed staging's; the first
+// temporary file in a directory starts that directory's sweep.
 func (a *Agent) createTemp(dest string) (*os.File, error) {
 	dir := filepath.Dir(dest)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -334,55 +334,52 @@ func (d *download) end(err error) {
 }
 
 // writeAtomic writes b to p through a temporary file and a rename.
-func writeAtomic(p string, b []byte) error { return startAtomic(p, b).commit() }
+func (a *Agent) writeAtomic(p string, b []byte) error { return a.startAtomic(p, b).commit() }
 
 // atomicWrite is a writeAtomic under way: the temporary file is written on a goroutine,
 // so that a staging writes its sidecar's bytes (known before the transfer) beside the
-// transfer and only renames them into place after the file itself.
+// transfer and only renames them into place after the file itself. The temporary file
+// is a staging's (createTemp): locked while it lives, swept once an agent crash left it.
 type atomicWrite struct {
 	p    string
 	done chan struct{}
-	tmp  string
+	tmp  *os.File
 	err  error
 }
 
 // startAtomic starts writing b to a temporary file beside p.
-func startAtomic(p string, b []byte) *atomicWrite {
+func (a *Agent) startAtomic(p string, b []byte) *atomicWrite {
 	w := &atomicWrite{p: p, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		if w.err = os.MkdirAll(filepath.Dir(p), 0o755); w.err != nil {
-			return
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+		tmp, err := a.createTemp(p)
 		if w.err = err; err != nil {
 			return
 		}
-		_, w.err = tmp.Write(b)
-		if err := tmp.Close(); w.err == nil {
-			w.err = err
-		}
-		if w.err != nil {
+		if _, w.err = tmp.Write(b); w.err != nil {
 			os.Remove(tmp.Name())
+			tmp.Close()
 			return
 		}
-		w.tmp = tmp.Name()
+		w.tmp = tmp
 	}()
 	return w
 }
 
-// commit renames the written file into place. An existing p is removed first: ext4
-// (auto_da_alloc) forces out the data of a file renamed over another, which cost up to
-// tens of milliseconds under load; a reader that looks in between finds no record and
-// goes through the agent, which serialises with this staging.
+// commit renames the written file into place, then closes it (and so gives up its
+// lock). An existing p is removed first: ext4 (auto_da_alloc) forces out the data of a
+// file renamed over another, which cost up to tens of milliseconds under load; a reader
+// that looks in between finds no record and goes through the agent, which serialises
+// with this staging.
 func (w *atomicWrite) commit() error {
 	<-w.done
 	if w.err != nil {
 		return w.err
 	}
+	defer w.tmp.Close()
 	os.Remove(w.p)
-	if err := os.Rename(w.tmp, w.p); err != nil {
-		os.Remove(w.tmp)
+	if err := os.Rename(w.tmp.Name(), w.p); err != nil {
+		os.Remove(w.tmp.Name())
 		return err
 	}
 	return nil
@@ -391,7 +388,8 @@ func (w *atomicWrite) commit() error {
 // abort removes the temporary file.
 func (w *atomicWrite) abort() {
 	<-w.done
-	if w.tmp != "" {
-		os.Remove(w.tmp)
+	if w.tmp != nil {
+		os.Remove(w.tmp.Name())
+		w.tmp.Close()
 	}
 }
