@@ -11,15 +11,15 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/ofd"
 )
 
-// A staging fills a temporary file beside its destination and holds the file's OFD lock
-// until the file is renamed into place or removed (createTemp, download.commit). A
-// staging that an agent crash cut short leaves its temporary file behind, unlocked. The
-// first time an agent stages into a directory it sweeps that directory once, in the
-// background: a temporary file that nobody holds and that is older than the agent's
-// start is a crashed staging's, and goes. A live staging's file, of this agent or of
-// another one staging into the same directory, is locked; a file created after this
-// agent started is never taken, so the instant between a file's creation and its lock
-// does not matter.
+// A staging fills a temporary file beside its destination, and one beside its sidecar,
+// and holds each file's OFD lock until the file is renamed into place or removed
+// (createTemp, download.commit, atomicWrite.commit). A staging that an agent crash cut
+// short leaves its temporary files behind, unlocked. The first time an agent stages into
+// a directory it sweeps that directory once, in the background: a temporary file that
+// nobody holds and that is older than the agent's start is a crashed staging's, and
+// goes. A live staging's file, of this agent or of another one staging into the same
+// directory, is locked; a file created after this agent started is never taken, so the
+// instant between a file's creation and its lock does not matter.
 
 // sweepOnce starts the sweep of dir unless this agent already swept it.
 func (a *Agent) sweepOnce(dir string) {

@@ -89,9 +89,9 @@ type Meta struct {
 	// Mode is the permission bits of the produced file (0644, ...), which staged copies
 	// take; 0 (a record without it) leaves a staged copy at 0600.
 	Mode uint32 `msgpack:"m,omitempty"`
-	// Hash is the content tag of the file's bytes (salt and MAC, agent/content.go) and Sig the owner agent's HMAC-SHA256 of
-	// the record under the cluster key. Both live in the KVS record only: agents strip
-	// them from what they tell local clients.
+	// Hash is the content tag of the file's bytes (salt and MAC, agent/content.go) and
+	// Sig the owner agent's HMAC-SHA256 of the record under the cluster key. Both live in
+	// the KVS record only: agents strip them from what they tell local clients.
 	Hash []byte `msgpack:"h,omitempty"`
 	Sig  []byte `msgpack:"g,omitempty"`
 }
