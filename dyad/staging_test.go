@@ -246,7 +246,7 @@ func TestTokenRequired(t *testing.T) {
 		t.Fatalf("non-loopback without token: err = %v", err)
 	}
 	tok := func(s string) func(*agent.Options) { return func(o *agent.Options) { o.Token = s } }
-	prod := startNode(t, "", tok("s3cret"))
+	prod := startNode(t, "", tok("s3cret-cluster-token"))
 	data := randBytes(1<<16, 9)
 	produce(t, prod, "t.bin", data)
 	for _, bad := range []string{"", "wrong"} {
@@ -255,7 +255,7 @@ func TestTokenRequired(t *testing.T) {
 		}
 	}
 	// An agent with another token cannot even verify the records, so it never asks.
-	wrong := startNode(t, prod.agent.KVSEndpoint(), tok("guess"))
+	wrong := startNode(t, prod.agent.KVSEndpoint(), tok("guessed-cluster-token"))
 	if _, err := wrong.client.Consume("t.bin"); err == nil || !strings.Contains(err.Error(), "not signed with the cluster key") {
 		t.Errorf("consumer with wrong token: err = %v", err)
 	}
@@ -266,7 +266,7 @@ func TestTokenRequired(t *testing.T) {
 	if !strings.Contains(prod.log.String(), "did not prove it holds the cluster token") {
 		t.Error("refusal not logged")
 	}
-	good := startNode(t, prod.agent.KVSEndpoint(), tok("s3cret"))
+	good := startNode(t, prod.agent.KVSEndpoint(), tok("s3cret-cluster-token"))
 	consumeCheck(t, good, "t.bin", data)
 }
 

@@ -149,14 +149,14 @@ func TestUCXTokenRequired(t *testing.T) {
 			o.Token = s
 		}
 	}
-	prod := startNode(t, "", tok("s3cret"))
+	prod := startNode(t, "", tok("s3cret-cluster-token"))
 	data := randBytes(2<<20, 3)
 	produce(t, prod, "t.bin", data)
-	bad := startNode(t, prod.agent.KVSEndpoint(), tok("wrong"))
+	bad := startNode(t, prod.agent.KVSEndpoint(), tok("wrong-cluster-token"))
 	if _, err := bad.client.Consume("t.bin"); err == nil || !strings.Contains(err.Error(), "not signed with the cluster key") {
 		t.Fatalf("consume with a wrong token: %v, want the record refused", err)
 	}
-	good := startNode(t, prod.agent.KVSEndpoint(), tok("s3cret"))
+	good := startNode(t, prod.agent.KVSEndpoint(), tok("s3cret-cluster-token"))
 	consumeCheck(t, good, "t.bin", data)
 	servedOverUCX(t, prod, 1)
 }

@@ -14,6 +14,12 @@ import (
 // TokenFileName is the token an agent generates in its state directory when given none.
 const TokenFileName = "token"
 
+// MinTokenLen is the shortest token an agent accepts, in bytes. A peer's challenge
+// response is an HMAC under the token, so whoever records one can guess a short token
+// offline; and Go's FIPS 140-only mode refuses HMAC keys under 112 bits (it panics). A
+// generated token has 64.
+const MinTokenLen = 16
+
 // LoadToken reads the token in path (surrounding white space trimmed). It refuses a
 // file that group or others may read or write: the token is the cluster's only secret.
 func LoadToken(path string) (string, error) {
@@ -49,16 +55,19 @@ func (a *Agent) resolveToken() error {
 	}
 	switch {
 	case o.Token != "":
-		return nil
+		return checkTokenLen(o.Token, "the token given")
 	case o.TokenFile != "":
 		tok, err := LoadToken(o.TokenFile)
+		if err != nil {
+			return err
+		}
 		o.Token = tok
-		return err
+		return checkTokenLen(tok, "the token in "+o.TokenFile)
 	}
 	p := filepath.Join(o.StateDir, TokenFileName)
 	if tok, err := LoadToken(p); err == nil {
 		o.Token = tok
-		return nil
+		return checkTokenLen(tok, "the token in "+p)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -79,6 +88,14 @@ func (a *Agent) resolveToken() error {
 	}
 	o.Token = tok
 	o.TokenFile = p
+	return nil
+}
+
+// checkTokenLen refuses a token shorter than MinTokenLen; what names where it came from.
+func checkTokenLen(tok, what string) error {
+	if len(tok) < MinTokenLen {
+		return fmt.Errorf("agent: %s has %d bytes; a cluster token needs at least %d (for one, `head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n'`)", what, len(tok), MinTokenLen)
+	}
 	return nil
 }
 
