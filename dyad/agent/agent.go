@@ -155,7 +155,7 @@ type Agent struct {
 	// started is when this agent started; swept holds the directories it has swept of
 	// crashed stagings' temporary files (sweep.go).
 	started time.Time
-	swept   sync.Map
+	swept   sweptDirs
 }
 
 type counters struct {
@@ -225,6 +225,7 @@ func Start(o Options) (*Agent, error) {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
 	a := &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0), started: time.Now()}
+	a.swept.max = maxSweptDirs
 	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	if err := a.start(); err != nil {

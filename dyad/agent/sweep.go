@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,9 +22,36 @@ import (
 // directory, is locked; a file created after this agent started is never taken, so the
 // instant between a file's creation and its lock does not matter.
 
+// sweptDirs is the set of directories an agent has swept, forgotten whole once it holds
+// max of them: an agent that stages into a new directory every step would otherwise
+// grow it for its lifetime. A directory forgotten is swept again at its next staging:
+// one more directory read, and a live staging's files are locked, so never taken.
+type sweptDirs struct {
+	mu  sync.Mutex
+	m   map[string]struct{}
+	max int
+}
+
+// first records dir and says whether it was not recorded yet.
+func (s *sweptDirs) first(dir string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, seen := s.m[dir]; seen {
+		return false
+	}
+	if s.m == nil || len(s.m) >= s.max {
+		s.m = map[string]struct{}{}
+	}
+	s.m[dir] = struct{}{}
+	return true
+}
+
+// maxSweptDirs is how many swept directories an agent remembers.
+const maxSweptDirs = 1 << 16
+
 // sweepOnce starts the sweep of dir unless this agent already swept it.
 func (a *Agent) sweepOnce(dir string) {
-	if _, seen := a.swept.LoadOrStore(dir, struct{}{}); seen {
+	if !a.swept.first(dir) {
 		return
 	}
 	go func() {

@@ -80,3 +80,27 @@ func TestSweepTemps(t *testing.T) {
 		t.Errorf("left %v, want %v", names, want)
 	}
 }
+
+// TestSweptDirsBounded: a directory is swept once while the set remembers it; the set
+// never holds more than its max, and a directory it forgot is swept again.
+func TestSweptDirsBounded(t *testing.T) {
+	s := sweptDirs{max: 3}
+	for _, c := range []struct {
+		dir   string
+		first bool
+		size  int
+	}{
+		{"a", true, 1},
+		{"a", false, 1},
+		{"b", true, 2},
+		{"c", true, 3},
+		{"c", false, 3},
+		{"d", true, 1}, // full: a, b and c are forgotten
+		{"a", true, 2},
+		{"d", false, 2},
+	} {
+		if got := s.first(c.dir); got != c.first || len(s.m) != c.size {
+			t.Fatalf("first(%q) = %v with %d remembered, want %v with %d", c.dir, got, len(s.m), c.first, c.size)
+		}
+	}
+}
