@@ -20,6 +20,21 @@ void *couplet_real(const char *name);
  * caches its pointer (a benign race: every thread stores the same value). */
 #define REAL(name) ({ static void *p_; if (!p_) p_ = couplet_real(#name); (__typeof__(&name))p_; })
 
+/* The MPI-IO exclusion of couplet's mpi package (mpi/io.c): dtf's background
+ * progress stays out of MPI while a thread is inside libpnetcdf, whose MPI-IO
+ * (Open MPI's OMPIO) is not thread safe. */
+void couplet_io_enter(void);
+void couplet_io_leave(void);
+
+/* CALL_REAL(f, args...) calls the real f under the MPI-IO exclusion. */
+#define CALL_REAL(name, ...)                                                  \
+	({                                                                        \
+		couplet_io_enter();                                                   \
+		__typeof__(name(__VA_ARGS__)) r_ = REAL(name)(__VA_ARGS__);           \
+		couplet_io_leave();                                                   \
+		r_;                                                                   \
+	})
+
 /* couplet_memtype maps a predefined MPI datatype to the nc_type of its memory
  * layout: NC_NAT for MPI_DATATYPE_NULL (the variable's own type), -1 for any
  * other datatype, which it notes for the couplet_data call it is an argument

@@ -18,8 +18,8 @@ static int open_file(MPI_Comm comm, const char *path, int mode, MPI_Info info, i
 		comm = COUPLET_WORLD(comm); /* the world split: the component's ranks */
 	if (route == 1)
 		return couplet_open_coupled(c, (char *)path, mode, create, ncidp);
-	int err = create ? REAL(ncmpi_create)(comm, path, mode, info, ncidp)
-	                 : REAL(ncmpi_open)(comm, path, mode, info, ncidp);
+	int err = create ? CALL_REAL(ncmpi_create, comm, path, mode, info, ncidp)
+	                 : CALL_REAL(ncmpi_open, comm, path, mode, info, ncidp);
 	if (route == 2)
 		couplet_bind_session(token, err == NC_NOERR ? *ncidp : -1, err == NC_NOERR);
 	return err;
@@ -36,13 +36,13 @@ int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info, int *n
 int ncmpi_close(int ncid) {
 	if (COUPLED(ncid))
 		return couplet_call(ncid, 0);
-	int err = REAL(ncmpi_close)(ncid);
+	int err = CALL_REAL(ncmpi_close, ncid);
 	int serr = couplet_end_session(ncid);
 	return err != NC_NOERR ? err : serr;
 }
 
 #define SIMPLE(name, what) \
-	int name(int ncid) { return COUPLED(ncid) ? couplet_call(ncid, what) : REAL(name)(ncid); }
+	int name(int ncid) { return COUPLED(ncid) ? couplet_call(ncid, what) : CALL_REAL(name, ncid); }
 SIMPLE(ncmpi_enddef, 1)
 SIMPLE(ncmpi_redef, 2)
 SIMPLE(ncmpi_sync, 3)
@@ -50,7 +50,7 @@ SIMPLE(ncmpi_begin_indep_data, 4)
 SIMPLE(ncmpi_end_indep_data, 5)
 int ncmpi_buffer_detach(int ncid) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_buffer_detach)(ncid);
+		return CALL_REAL(ncmpi_buffer_detach, ncid);
 	int err = couplet_call(ncid, 6);
 	if (err == NC_NOERR)
 		couplet_note_buffer(ncid, -1);
@@ -59,7 +59,7 @@ int ncmpi_buffer_detach(int ncid) {
 
 /* FWD forwards a non-coupled call verbatim; the macro keeps each wrapper to
  * its coupled-file line. */
-#define FWD(name, ...) if (!COUPLED(ncid)) return REAL(name)(__VA_ARGS__)
+#define FWD(name, ...) if (!COUPLED(ncid)) return CALL_REAL(name, __VA_ARGS__)
 
 int ncmpi_def_dim(int ncid, const char *name, MPI_Offset len, int *idp) {
 	FWD(ncmpi_def_dim, ncid, name, len, idp);
@@ -86,7 +86,7 @@ int ncmpi_inq_nvars(int ncid, int *p) { FWD(ncmpi_inq_nvars, ncid, p); return co
 int ncmpi_inq_natts(int ncid, int *p) { FWD(ncmpi_inq_natts, ncid, p); return couplet_inq(ncid, NULL, NULL, p, NULL); }
 int ncmpi_inq_unlimdim(int ncid, int *p) { FWD(ncmpi_inq_unlimdim, ncid, p); return couplet_inq(ncid, NULL, NULL, NULL, p); }
 int ncmpi_inq_format(int ncid, int *p) { FWD(ncmpi_inq_format, ncid, p); return couplet_inq_format(ncid, p); }
-int ncmpi_inq_file_format(const char *filename, int *formatp) { return REAL(ncmpi_inq_file_format)(filename, formatp); }
+int ncmpi_inq_file_format(const char *filename, int *formatp) { return CALL_REAL(ncmpi_inq_file_format, filename, formatp); }
 
 int ncmpi_inq_dim(int ncid, int dimid, char *name, MPI_Offset *lenp) {
 	FWD(ncmpi_inq_dim, ncid, dimid, name, lenp);

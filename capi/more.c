@@ -10,7 +10,7 @@
 
 /* Calls without an ncid are always the real library's. */
 const char *ncmpi_strerrno(int err) { return REAL(ncmpi_strerrno)(err); }
-int ncmpi_delete(const char *filename, MPI_Info info) { return REAL(ncmpi_delete)(filename, info); }
+int ncmpi_delete(const char *filename, MPI_Info info) { return CALL_REAL(ncmpi_delete, filename, info); }
 int ncmpi_set_default_format(int format, int *old_formatp) { return REAL(ncmpi_set_default_format)(format, old_formatp); }
 int ncmpi_inq_default_format(int *formatp) { return REAL(ncmpi_inq_default_format)(formatp); }
 int ncmpi_inq_malloc_list(void) { return REAL(ncmpi_inq_malloc_list)(); }
@@ -18,7 +18,7 @@ int ncmpi_inq_malloc_list(void) { return REAL(ncmpi_inq_malloc_list)(); }
 /* ncmpi_inq_files_opened lists libpnetcdf's open files, then the coupled ones. */
 int ncmpi_inq_files_opened(int *num, int *ncids) {
 	int n = 0;
-	int err = REAL(ncmpi_inq_files_opened)(&n, ncids);
+	int err = CALL_REAL(ncmpi_inq_files_opened, &n, ncids);
 	if (err != NC_NOERR)
 		return err;
 	err = couplet_files_opened(&n, ncids);
@@ -27,7 +27,7 @@ int ncmpi_inq_files_opened(int *num, int *ncids) {
 	return err;
 }
 
-#define FWD(name, ...) if (!COUPLED(ncid)) return REAL(name)(__VA_ARGS__)
+#define FWD(name, ...) if (!COUPLED(ncid)) return CALL_REAL(name, __VA_ARGS__)
 
 int ncmpi__enddef(int ncid, MPI_Offset h_minfree, MPI_Offset v_align, MPI_Offset v_minfree, MPI_Offset r_align) {
 	FWD(ncmpi__enddef, ncid, h_minfree, v_align, v_minfree, r_align);
@@ -117,7 +117,7 @@ int ncmpi_rename_att(int ncid, int varid, const char *name, const char *newname)
  * (couplet alone), or one of each (read on one side, written on the other). */
 int ncmpi_copy_att(int ncid_in, int varid_in, const char *name, int ncid_out, int varid_out) {
 	if (!COUPLED(ncid_in) && !COUPLED(ncid_out))
-		return REAL(ncmpi_copy_att)(ncid_in, varid_in, name, ncid_out, varid_out);
+		return CALL_REAL(ncmpi_copy_att, ncid_in, varid_in, name, ncid_out, varid_out);
 	if (COUPLED(ncid_in) && COUPLED(ncid_out))
 		return couplet_copy_att(ncid_in, varid_in, (char *)name, ncid_out, varid_out);
 	nc_type t;

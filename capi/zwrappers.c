@@ -6,5029 +6,5029 @@
 
 int ncmpi_put_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1)(ncid, varid, start, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_var1, ncid, varid, start, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 1, 0, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_var1_all(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_all)(ncid, varid, start, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_var1_all, ncid, varid, start, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 1, 1, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_var1_text(int ncid, int varid, const MPI_Offset *start, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_text)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_text, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_text_all(int ncid, int varid, const MPI_Offset *start, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_text_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_text_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_schar(int ncid, int varid, const MPI_Offset *start, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_schar)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_schar, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_schar_all(int ncid, int varid, const MPI_Offset *start, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_schar_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_schar_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_short(int ncid, int varid, const MPI_Offset *start, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_short)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_short, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_short_all(int ncid, int varid, const MPI_Offset *start, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_short_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_short_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_int(int ncid, int varid, const MPI_Offset *start, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_int)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_int, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_int_all(int ncid, int varid, const MPI_Offset *start, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_int_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_int_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_float(int ncid, int varid, const MPI_Offset *start, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_float)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_float, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_float_all(int ncid, int varid, const MPI_Offset *start, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_float_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_float_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_double(int ncid, int varid, const MPI_Offset *start, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_double)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_double, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_double_all(int ncid, int varid, const MPI_Offset *start, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_double_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_double_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_longlong(int ncid, int varid, const MPI_Offset *start, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_longlong)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_longlong, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_longlong_all(int ncid, int varid, const MPI_Offset *start, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_longlong_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_longlong_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1)(ncid, varid, start, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_var1, ncid, varid, start, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 1, 0, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_var1_all(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_all)(ncid, varid, start, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_var1_all, ncid, varid, start, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 1, 1, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_var1_text(int ncid, int varid, const MPI_Offset *start, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_text)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_text, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_text_all(int ncid, int varid, const MPI_Offset *start, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_text_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_text_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_schar(int ncid, int varid, const MPI_Offset *start, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_schar)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_schar, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_schar_all(int ncid, int varid, const MPI_Offset *start, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_schar_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_schar_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_short(int ncid, int varid, const MPI_Offset *start, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_short)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_short, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_short_all(int ncid, int varid, const MPI_Offset *start, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_short_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_short_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_int(int ncid, int varid, const MPI_Offset *start, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_int)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_int, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_int_all(int ncid, int varid, const MPI_Offset *start, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_int_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_int_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_float(int ncid, int varid, const MPI_Offset *start, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_float)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_float, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_float_all(int ncid, int varid, const MPI_Offset *start, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_float_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_float_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_double(int ncid, int varid, const MPI_Offset *start, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_double)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_double, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_double_all(int ncid, int varid, const MPI_Offset *start, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_double_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_double_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_longlong(int ncid, int varid, const MPI_Offset *start, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_longlong)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_longlong, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_longlong_all(int ncid, int varid, const MPI_Offset *start, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_longlong_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_longlong_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var1_uchar(int ncid, int varid, const MPI_Offset *start, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_uchar)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_uchar, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_uchar_all(int ncid, int varid, const MPI_Offset *start, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_uchar_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_uchar_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_ushort(int ncid, int varid, const MPI_Offset *start, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_ushort)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_ushort, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_ushort_all(int ncid, int varid, const MPI_Offset *start, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_ushort_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_ushort_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_uint(int ncid, int varid, const MPI_Offset *start, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_uint)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_uint, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_uint_all(int ncid, int varid, const MPI_Offset *start, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_uint_all)(ncid, varid, start, op);
+		return CALL_REAL(ncmpi_put_var1_uint_all, ncid, varid, start, op);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var1_long(int ncid, int varid, const MPI_Offset *start, const long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_long)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_put_var1_long, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var1_long_all(int ncid, int varid, const MPI_Offset *start, const long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_long_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_put_var1_long_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var1_ulonglong(int ncid, int varid, const MPI_Offset *start, const unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_ulonglong)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_put_var1_ulonglong, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 0, 1, 0, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var1_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var1_ulonglong_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_put_var1_ulonglong_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 0, 1, 1, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_uchar(int ncid, int varid, const MPI_Offset *start, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_uchar)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_uchar, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_uchar_all(int ncid, int varid, const MPI_Offset *start, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_uchar_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_uchar_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_ushort(int ncid, int varid, const MPI_Offset *start, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_ushort)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_ushort, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_ushort_all(int ncid, int varid, const MPI_Offset *start, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_ushort_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_ushort_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_uint(int ncid, int varid, const MPI_Offset *start, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_uint)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_uint, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_uint_all(int ncid, int varid, const MPI_Offset *start, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_uint_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_uint_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_long(int ncid, int varid, const MPI_Offset *start, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_long)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_long, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_long_all(int ncid, int varid, const MPI_Offset *start, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_long_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_long_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_ulonglong(int ncid, int varid, const MPI_Offset *start, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_ulonglong)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_ulonglong, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 0, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var1_ulonglong_all(int ncid, int varid, const MPI_Offset *start, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var1_ulonglong_all)(ncid, varid, start, ip);
+		return CALL_REAL(ncmpi_get_var1_ulonglong_all, ncid, varid, start, ip);
 	return couplet_data(ncid, varid, 1, 1, 1, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var)(ncid, varid, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_var, ncid, varid, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 0, 0, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_var_all(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_all)(ncid, varid, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_var_all, ncid, varid, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 0, 1, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_var_text(int ncid, int varid, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_text)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_text, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_CHAR, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_text_all(int ncid, int varid, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_text_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_text_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_CHAR, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_schar(int ncid, int varid, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_schar)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_schar, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_BYTE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_schar_all(int ncid, int varid, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_schar_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_schar_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_BYTE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_short(int ncid, int varid, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_short)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_short, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_SHORT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_short_all(int ncid, int varid, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_short_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_short_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_SHORT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_int(int ncid, int varid, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_int)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_int, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_INT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_int_all(int ncid, int varid, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_int_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_int_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_INT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_float(int ncid, int varid, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_float)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_float, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_float_all(int ncid, int varid, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_float_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_float_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_double(int ncid, int varid, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_double)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_double, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_double_all(int ncid, int varid, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_double_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_double_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_longlong(int ncid, int varid, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_longlong)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_longlong, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_longlong_all(int ncid, int varid, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_longlong_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_longlong_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var)(ncid, varid, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_var, ncid, varid, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 0, 0, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_var_all(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_all)(ncid, varid, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_var_all, ncid, varid, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 0, 1, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_var_text(int ncid, int varid, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_text)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_text, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_CHAR, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_text_all(int ncid, int varid, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_text_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_text_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_CHAR, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_schar(int ncid, int varid, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_schar)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_schar, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_BYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_schar_all(int ncid, int varid, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_schar_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_schar_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_BYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_short(int ncid, int varid, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_short)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_short, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_SHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_short_all(int ncid, int varid, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_short_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_short_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_SHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_int(int ncid, int varid, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_int)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_int, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_INT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_int_all(int ncid, int varid, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_int_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_int_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_INT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_float(int ncid, int varid, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_float)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_float, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_float_all(int ncid, int varid, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_float_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_float_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_double(int ncid, int varid, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_double)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_double, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_double_all(int ncid, int varid, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_double_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_double_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_longlong(int ncid, int varid, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_longlong)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_longlong, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_longlong_all(int ncid, int varid, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_longlong_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_longlong_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_var_uchar(int ncid, int varid, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_uchar)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_uchar, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_uchar_all(int ncid, int varid, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_uchar_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_uchar_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_ushort(int ncid, int varid, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_ushort)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_ushort, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_USHORT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_ushort_all(int ncid, int varid, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_ushort_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_ushort_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_USHORT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_uint(int ncid, int varid, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_uint)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_uint, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_UINT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_uint_all(int ncid, int varid, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_uint_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_uint_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_UINT, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_long(int ncid, int varid, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_long)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_long, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_long_all(int ncid, int varid, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_long_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_long_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_ulonglong(int ncid, int varid, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_ulonglong)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_ulonglong, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 0, NC_UINT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_var_ulonglong_all(int ncid, int varid, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_var_ulonglong_all)(ncid, varid, op);
+		return CALL_REAL(ncmpi_put_var_ulonglong_all, ncid, varid, op);
 	return couplet_data(ncid, varid, 0, 0, 1, NC_UINT64, NULL, NULL, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_var_uchar(int ncid, int varid, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_uchar)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_uchar, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_uchar_all(int ncid, int varid, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_uchar_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_uchar_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_ushort(int ncid, int varid, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_ushort)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_ushort, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_USHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_ushort_all(int ncid, int varid, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_ushort_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_ushort_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_USHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_uint(int ncid, int varid, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_uint)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_uint, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_UINT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_uint_all(int ncid, int varid, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_uint_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_uint_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_UINT, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_long(int ncid, int varid, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_long)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_long, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_long_all(int ncid, int varid, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_long_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_long_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_ulonglong(int ncid, int varid, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_ulonglong)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_ulonglong, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 0, NC_UINT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_var_ulonglong_all(int ncid, int varid, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_var_ulonglong_all)(ncid, varid, ip);
+		return CALL_REAL(ncmpi_get_var_ulonglong_all, ncid, varid, ip);
 	return couplet_data(ncid, varid, 1, 0, 1, NC_UINT64, NULL, NULL, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara)(ncid, varid, start, count, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vara, ncid, varid, start, count, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 2, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_all)(ncid, varid, start, count, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vara_all, ncid, varid, start, count, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 2, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_vara_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_text)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_text, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_text_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_text_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_schar)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_schar, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_schar_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_schar_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_short)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_short, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_short_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_short_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_int)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_int, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_int_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_int_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_float)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_float, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_float_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_float_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_double)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_double, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_double_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_double_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_longlong)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_longlong, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_longlong_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_longlong_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara)(ncid, varid, start, count, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vara, ncid, varid, start, count, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 2, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_all)(ncid, varid, start, count, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vara_all, ncid, varid, start, count, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 2, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_vara_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_text)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_text, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_text_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_text_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_schar)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_schar, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_schar_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_schar_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_short)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_short, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_short_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_short_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_int)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_int, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_int_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_int_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_float)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_float, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_float_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_float_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_double)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_double, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_double_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_double_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_longlong)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_longlong, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_longlong_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_longlong_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_vara_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_uchar)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_uchar, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_uchar_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_uchar_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_ushort)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_ushort, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_ushort_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_ushort_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_uint)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_uint, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_uint_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_uint_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_long)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_long, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_long_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_long_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_ulonglong)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_ulonglong, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vara_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vara_ulonglong_all)(ncid, varid, start, count, op);
+		return CALL_REAL(ncmpi_put_vara_ulonglong_all, ncid, varid, start, count, op);
 	return couplet_data(ncid, varid, 0, 2, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_vara_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_uchar)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_uchar, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_uchar_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_uchar_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_ushort)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_ushort, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_ushort_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_ushort_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_uint)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_uint, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_uint_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_uint_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_long)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_long, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_long_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_long_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_ulonglong)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_ulonglong, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vara_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vara_ulonglong_all)(ncid, varid, start, count, ip);
+		return CALL_REAL(ncmpi_get_vara_ulonglong_all, ncid, varid, start, count, ip);
 	return couplet_data(ncid, varid, 1, 2, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars)(ncid, varid, start, count, stride, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vars, ncid, varid, start, count, stride, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 3, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_all)(ncid, varid, start, count, stride, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vars_all, ncid, varid, start, count, stride, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 3, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_vars_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_text)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_text, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_text_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_text_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_schar)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_schar, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_schar_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_schar_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_short)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_short, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_short_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_short_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_int)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_int, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_int_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_int_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_float)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_float, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_float_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_float_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_double)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_double, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_double_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_double_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_longlong)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_longlong, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_longlong_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_longlong_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vars, ncid, varid, start, count, stride, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 3, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_all)(ncid, varid, start, count, stride, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vars_all, ncid, varid, start, count, stride, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 3, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_vars_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_schar)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_schar, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_schar_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_schar_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_text)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_text, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_text_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_text_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_short)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_short, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_short_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_short_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_int)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_int, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_int_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_int_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_float)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_float, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_float_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_float_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_double)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_double, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_double_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_double_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_longlong)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_longlong, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_longlong_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_longlong_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_vars_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_uchar)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_uchar, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_uchar_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_uchar_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_ushort)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_ushort, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_ushort_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_ushort_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_uint)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_uint, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_uint_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_uint_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_long)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_long, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_long_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_long_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_ulonglong)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_ulonglong, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_vars_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vars_ulonglong_all)(ncid, varid, start, count, stride, op);
+		return CALL_REAL(ncmpi_put_vars_ulonglong_all, ncid, varid, start, count, stride, op);
 	return couplet_data(ncid, varid, 0, 3, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_vars_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_uchar)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_uchar, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_uchar_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_uchar_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_ushort)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_ushort, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_ushort_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_ushort_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_uint)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_uint, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_uint_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_uint_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_long)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_long, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_long_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_long_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_ulonglong)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_ulonglong, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vars_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vars_ulonglong_all)(ncid, varid, start, count, stride, ip);
+		return CALL_REAL(ncmpi_get_vars_ulonglong_all, ncid, varid, start, count, stride, ip);
 	return couplet_data(ncid, varid, 1, 3, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_varm, ncid, varid, start, count, stride, imap, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 4, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_all)(ncid, varid, start, count, stride, imap, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_varm_all, ncid, varid, start, count, stride, imap, op, bufcount, buftype);
 	return couplet_data(ncid, varid, 0, 4, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_varm_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_text)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_text, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_text_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_text_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_schar)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_schar, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_schar_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_schar_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_short)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_short, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_short_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_short_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_int)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_int, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_int_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_int_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_float)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_float, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_float_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_float_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_double)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_double, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_double_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_double_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_longlong)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_longlong, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_longlong_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_longlong_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_varm, ncid, varid, start, count, stride, imap, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 4, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_all)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_varm_all, ncid, varid, start, count, stride, imap, ip, bufcount, buftype);
 	return couplet_data(ncid, varid, 1, 4, 1, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_varm_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_schar)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_schar, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_schar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_schar_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_schar_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_text)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_text, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_text_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_text_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_text_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_short)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_short, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_short_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_short_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_short_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_int)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_int, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_int_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_int_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_int_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_float)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_float, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_float_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_float_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_float_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_double)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_double, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_double_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_double_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_double_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_longlong)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_longlong, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_longlong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_longlong_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_longlong_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_varm_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_uchar)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_uchar, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_uchar_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_uchar_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_ushort)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_ushort, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_ushort_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_ushort_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_uint)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_uint, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_uint_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_uint_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_long)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_long, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_long_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_long_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_ulonglong)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_ulonglong, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varm_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varm_ulonglong_all)(ncid, varid, start, count, stride, imap, op);
+		return CALL_REAL(ncmpi_put_varm_ulonglong_all, ncid, varid, start, count, stride, imap, op);
 	return couplet_data(ncid, varid, 0, 4, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_varm_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_uchar)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_uchar, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_uchar_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_uchar_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_uchar_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_ushort)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_ushort, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_ushort_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_ushort_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_ushort_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_uint)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_uint, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_uint_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_uint_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_uint_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_long)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_long, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_long_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_long_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_long_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_ulonglong)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_ulonglong, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varm_ulonglong_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varm_ulonglong_all)(ncid, varid, start, count, stride, imap, ip);
+		return CALL_REAL(ncmpi_get_varm_ulonglong_all, ncid, varid, start, count, stride, imap, ip);
 	return couplet_data(ncid, varid, 1, 4, 1, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, NULL);
 }
 
 int ncmpi_put_varn(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_varn, ncid, varid, num, starts, counts, op, bufcount, buftype);
 	return couplet_varn(ncid, varid, 0, 0, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_put_varn_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_all)(ncid, varid, num, starts, counts, op, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_varn_all, ncid, varid, num, starts, counts, op, bufcount, buftype);
 	return couplet_varn(ncid, varid, 0, 1, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, bufcount, NULL);
 }
 
 int ncmpi_get_varn(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_varn, ncid, varid, num, starts, counts, ip, bufcount, buftype);
 	return couplet_varn(ncid, varid, 1, 0, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_get_varn_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_all)(ncid, varid, num, starts, counts, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_varn_all, ncid, varid, num, starts, counts, ip, bufcount, buftype);
 	return couplet_varn(ncid, varid, 1, 1, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, bufcount, NULL);
 }
 
 int ncmpi_put_varn_text(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_text)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_text, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_text_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_text_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_text_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_schar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_schar)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_schar, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_schar_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const signed char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_schar_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_schar_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_short(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_short)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_short, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_short_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_short_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_short_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_int(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_int)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_int, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_int_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_int_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_int_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_float(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_float)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_float, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_float_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const float *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_float_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_float_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_double(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_double)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_double, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_double_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const double *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_double_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_double_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_longlong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_longlong)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_longlong, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_longlong_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_longlong_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_longlong_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_uchar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_uchar)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_uchar, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_uchar_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned char *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_uchar_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_uchar_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_ushort(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_ushort)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_ushort, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_ushort_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned short *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_ushort_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_ushort_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_uint(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_uint)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_uint, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_uint_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned int *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_uint_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_uint_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_long(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_long)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_long, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_long_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_long_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_long_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_ulonglong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_ulonglong)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_ulonglong, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 0, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_put_varn_ulonglong_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned long long *op) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_varn_ulonglong_all)(ncid, varid, num, starts, counts, op);
+		return CALL_REAL(ncmpi_put_varn_ulonglong_all, ncid, varid, num, starts, counts, op);
 	return couplet_varn(ncid, varid, 0, 1, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, NULL);
 }
 
 int ncmpi_get_varn_text(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_text)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_text, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_text_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_text_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_text_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_schar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_schar)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_schar, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_schar_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_schar_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_schar_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_short(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_short)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_short, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_short_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_short_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_short_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_int(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_int)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_int, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_int_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_int_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_int_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_float(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_float)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_float, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_float_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, float *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_float_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_float_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_double(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_double)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_double, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_double_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, double *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_double_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_double_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_longlong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_longlong)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_longlong, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_longlong_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_longlong_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_longlong_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_uchar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_uchar)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_uchar, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_uchar_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_uchar_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_uchar_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_ushort(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_ushort)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_ushort, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_ushort_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_ushort_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_ushort_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_uint(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_uint)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_uint, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_uint_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_uint_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_uint_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_long(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_long)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_long, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_long_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_long_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_long_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_ulonglong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_ulonglong)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_ulonglong, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 0, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_varn_ulonglong_all(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long *ip) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_varn_ulonglong_all)(ncid, varid, num, starts, counts, ip);
+		return CALL_REAL(ncmpi_get_varn_ulonglong_all, ncid, varid, num, starts, counts, ip);
 	return couplet_varn(ncid, varid, 1, 1, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, NULL);
 }
 
 int ncmpi_get_vard(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vard)(ncid, varid, filetype, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vard, ncid, varid, filetype, ip, bufcount, buftype);
 	return couplet_vard(ncid, varid, 1, 0, filetype, (void *)ip, bufcount, buftype);
 }
 
 int ncmpi_get_vard_all(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_vard_all)(ncid, varid, filetype, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_get_vard_all, ncid, varid, filetype, ip, bufcount, buftype);
 	return couplet_vard(ncid, varid, 1, 1, filetype, (void *)ip, bufcount, buftype);
 }
 
 int ncmpi_put_vard(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vard)(ncid, varid, filetype, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vard, ncid, varid, filetype, ip, bufcount, buftype);
 	return couplet_vard(ncid, varid, 0, 0, filetype, (void *)ip, bufcount, buftype);
 }
 
 int ncmpi_put_vard_all(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_vard_all)(ncid, varid, filetype, ip, bufcount, buftype);
+		return CALL_REAL(ncmpi_put_vard_all, ncid, varid, filetype, ip, bufcount, buftype);
 	return couplet_vard(ncid, varid, 0, 1, filetype, (void *)ip, bufcount, buftype);
 }
 
 int ncmpi_iput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1)(ncid, varid, start, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_var1, ncid, varid, start, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 2, 1, 0, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_var1_text(int ncid, int varid, const MPI_Offset *start, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_text)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_text, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_schar(int ncid, int varid, const MPI_Offset *start, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_schar)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_schar, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_short(int ncid, int varid, const MPI_Offset *start, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_short)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_short, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_int(int ncid, int varid, const MPI_Offset *start, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_int)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_int, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_float(int ncid, int varid, const MPI_Offset *start, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_float)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_float, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_double(int ncid, int varid, const MPI_Offset *start, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_double)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_double, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_longlong(int ncid, int varid, const MPI_Offset *start, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_longlong)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_longlong, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1)(ncid, varid, start, ip, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_var1, ncid, varid, start, ip, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 3, 1, 0, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, bufcount, req);
 }
 
 int ncmpi_iget_var1_schar(int ncid, int varid, const MPI_Offset *start, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_schar)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_schar, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_text(int ncid, int varid, const MPI_Offset *start, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_text)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_text, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_short(int ncid, int varid, const MPI_Offset *start, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_short)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_short, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_int(int ncid, int varid, const MPI_Offset *start, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_int)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_int, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_float(int ncid, int varid, const MPI_Offset *start, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_float)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_float, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_double(int ncid, int varid, const MPI_Offset *start, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_double)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_double, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_longlong(int ncid, int varid, const MPI_Offset *start, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_longlong)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_longlong, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1)(ncid, varid, start, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_var1, ncid, varid, start, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 4, 1, 0, couplet_memtype(buftype), (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_var1_text(int ncid, int varid, const MPI_Offset *start, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_text)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_text, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_CHAR, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_schar(int ncid, int varid, const MPI_Offset *start, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_schar)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_schar, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_BYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_short(int ncid, int varid, const MPI_Offset *start, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_short)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_short, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_SHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_int(int ncid, int varid, const MPI_Offset *start, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_int)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_int, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_INT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_float(int ncid, int varid, const MPI_Offset *start, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_float)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_float, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_FLOAT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_double(int ncid, int varid, const MPI_Offset *start, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_double)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_double, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_DOUBLE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_longlong(int ncid, int varid, const MPI_Offset *start, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_longlong)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_longlong, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_uchar(int ncid, int varid, const MPI_Offset *start, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_uchar)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_uchar, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_ushort(int ncid, int varid, const MPI_Offset *start, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_ushort)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_ushort, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_uint(int ncid, int varid, const MPI_Offset *start, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_uint)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_uint, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var1_long(int ncid, int varid, const MPI_Offset *start, const long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_long)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iput_var1_long, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iput_var1_ulonglong(int ncid, int varid, const MPI_Offset *start, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var1_ulonglong)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_iput_var1_ulonglong, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 2, 1, 0, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_var1_uchar(int ncid, int varid, const MPI_Offset *start, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_uchar)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_uchar, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_ushort(int ncid, int varid, const MPI_Offset *start, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_ushort)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_ushort, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_uint(int ncid, int varid, const MPI_Offset *start, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_uint)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_uint, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_long(int ncid, int varid, const MPI_Offset *start, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_long)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_long, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var1_ulonglong(int ncid, int varid, const MPI_Offset *start, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var1_ulonglong)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_iget_var1_ulonglong, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 3, 1, 0, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_var1_uchar(int ncid, int varid, const MPI_Offset *start, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_uchar)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_uchar, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_UBYTE, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_ushort(int ncid, int varid, const MPI_Offset *start, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_ushort)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_ushort, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_USHORT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_uint(int ncid, int varid, const MPI_Offset *start, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_uint)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_uint, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_UINT, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var1_long(int ncid, int varid, const MPI_Offset *start, const long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_long)(ncid, varid, start, ip, req);
+		return CALL_REAL(ncmpi_bput_var1_long, ncid, varid, start, ip, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_INT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_var1_ulonglong(int ncid, int varid, const MPI_Offset *start, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var1_ulonglong)(ncid, varid, start, op, req);
+		return CALL_REAL(ncmpi_bput_var1_ulonglong, ncid, varid, start, op, req);
 	return couplet_data(ncid, varid, 4, 1, 0, NC_UINT64, (MPI_Offset *)start, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var)(ncid, varid, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_var, ncid, varid, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 2, 0, 0, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_var_schar(int ncid, int varid, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_schar)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_schar, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_BYTE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_text(int ncid, int varid, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_text)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_text, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_CHAR, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_short(int ncid, int varid, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_short)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_short, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_SHORT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_int(int ncid, int varid, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_int)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_int, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_INT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_float(int ncid, int varid, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_float)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_float, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_double(int ncid, int varid, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_double)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_double, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_longlong(int ncid, int varid, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_longlong)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_longlong, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var)(ncid, varid, ip, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_var, ncid, varid, ip, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 3, 0, 0, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)ip, bufcount, req);
 }
 
 int ncmpi_iget_var_schar(int ncid, int varid, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_schar)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_schar, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_BYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_text(int ncid, int varid, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_text)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_text, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_CHAR, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_short(int ncid, int varid, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_short)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_short, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_SHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_int(int ncid, int varid, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_int)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_int, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_INT, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_float(int ncid, int varid, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_float)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_float, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_double(int ncid, int varid, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_double)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_double, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_longlong(int ncid, int varid, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_longlong)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_longlong, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var)(ncid, varid, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_var, ncid, varid, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 4, 0, 0, couplet_memtype(buftype), NULL, NULL, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_var_schar(int ncid, int varid, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_schar)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_schar, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_BYTE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_text(int ncid, int varid, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_text)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_text, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_CHAR, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_short(int ncid, int varid, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_short)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_short, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_SHORT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_int(int ncid, int varid, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_int)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_int, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_INT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_float(int ncid, int varid, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_float)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_float, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_FLOAT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_double(int ncid, int varid, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_double)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_double, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_DOUBLE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_longlong(int ncid, int varid, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_longlong)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_longlong, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_uchar(int ncid, int varid, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_uchar)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_uchar, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_ushort(int ncid, int varid, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_ushort)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_ushort, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_USHORT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_uint(int ncid, int varid, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_uint)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_uint, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_UINT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_long(int ncid, int varid, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_long)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_long, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_var_ulonglong(int ncid, int varid, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_var_ulonglong)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_iput_var_ulonglong, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 2, 0, 0, NC_UINT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_var_uchar(int ncid, int varid, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_uchar)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_uchar, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_ushort(int ncid, int varid, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_ushort)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_ushort, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_USHORT, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_uint(int ncid, int varid, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_uint)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_uint, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_UINT, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_long(int ncid, int varid, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_long)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_long, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_var_ulonglong(int ncid, int varid, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_var_ulonglong)(ncid, varid, ip, req);
+		return CALL_REAL(ncmpi_iget_var_ulonglong, ncid, varid, ip, req);
 	return couplet_data(ncid, varid, 3, 0, 0, NC_UINT64, NULL, NULL, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_var_uchar(int ncid, int varid, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_uchar)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_uchar, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_UBYTE, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_ushort(int ncid, int varid, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_ushort)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_ushort, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_USHORT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_uint(int ncid, int varid, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_uint)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_uint, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_UINT, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_long(int ncid, int varid, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_long)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_long, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_INT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_var_ulonglong(int ncid, int varid, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_var_ulonglong)(ncid, varid, op, req);
+		return CALL_REAL(ncmpi_bput_var_ulonglong, ncid, varid, op, req);
 	return couplet_data(ncid, varid, 4, 0, 0, NC_UINT64, NULL, NULL, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara)(ncid, varid, start, count, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_vara, ncid, varid, start, count, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 2, 2, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_vara_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_schar)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_schar, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_text)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_text, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_short)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_short, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_int)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_int, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_float)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_float, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_double)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_double, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_longlong)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_longlong, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara)(ncid, varid, start, count, ip, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_vara, ncid, varid, start, count, ip, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 3, 2, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, bufcount, req);
 }
 
 int ncmpi_iget_vara_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_schar)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_schar, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_text)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_text, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_short)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_short, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_int)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_int, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_float)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_float, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_double)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_double, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_longlong)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_longlong, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara)(ncid, varid, start, count, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_vara, ncid, varid, start, count, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 4, 2, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_vara_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_schar)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_schar, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_text)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_text, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_short)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_short, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_int)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_int, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_float)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_float, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_double)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_double, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_longlong)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_longlong, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_uchar)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_uchar, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_ushort)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_ushort, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_uint)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_uint, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_long)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_long, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vara_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vara_ulonglong)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_iput_vara_ulonglong, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 2, 2, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_vara_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_uchar)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_uchar, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_ushort)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_ushort, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_uint)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_uint, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_long)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_long, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vara_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vara_ulonglong)(ncid, varid, start, count, ip, req);
+		return CALL_REAL(ncmpi_iget_vara_ulonglong, ncid, varid, start, count, ip, req);
 	return couplet_data(ncid, varid, 3, 2, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_vara_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_uchar)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_uchar, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_ushort)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_ushort, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_uint)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_uint, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_long)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_long, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vara_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vara_ulonglong)(ncid, varid, start, count, op, req);
+		return CALL_REAL(ncmpi_bput_vara_ulonglong, ncid, varid, start, count, op, req);
 	return couplet_data(ncid, varid, 4, 2, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, NULL, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_vars, ncid, varid, start, count, stride, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 2, 3, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_vars_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_schar)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_schar, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_text)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_text, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_short)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_short, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_int)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_int, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_float)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_float, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_double)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_double, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_longlong)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_longlong, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_vars, ncid, varid, start, count, stride, ip, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 3, 3, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, bufcount, req);
 }
 
 int ncmpi_iget_vars_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_schar)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_schar, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_text)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_text, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_short)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_short, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_int)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_int, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_float)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_float, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_double)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_double, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_longlong)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_longlong, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_vars, ncid, varid, start, count, stride, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 4, 3, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_vars_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_schar)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_schar, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_text)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_text, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_short)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_short, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_int)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_int, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_float)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_float, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_double)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_double, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_longlong)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_longlong, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_uchar)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_uchar, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_ushort)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_ushort, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_uint)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_uint, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_long)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_long, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_vars_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_vars_ulonglong)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_iput_vars_ulonglong, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 2, 3, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iget_vars_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_uchar)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_uchar, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_ushort)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_ushort, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_uint)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_uint, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_long)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_long, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_vars_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_vars_ulonglong)(ncid, varid, start, count, stride, ip, req);
+		return CALL_REAL(ncmpi_iget_vars_ulonglong, ncid, varid, start, count, stride, ip, req);
 	return couplet_data(ncid, varid, 3, 3, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_vars_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_uchar)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_uchar, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_ushort)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_ushort, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_uint)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_uint, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_long)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_long, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_bput_vars_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_vars_ulonglong)(ncid, varid, start, count, stride, op, req);
+		return CALL_REAL(ncmpi_bput_vars_ulonglong, ncid, varid, start, count, stride, op, req);
 	return couplet_data(ncid, varid, 4, 3, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, NULL, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_varm, ncid, varid, start, count, stride, imap, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 2, 4, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_varm_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_schar)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_schar, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_text)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_text, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_short)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_short, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_int)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_int, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_float)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_float, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_double)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_double, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_longlong)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_longlong, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iget_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_varm, ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 3, 4, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, bufcount, req);
 }
 
 int ncmpi_iget_varm_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_schar)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_schar, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_text)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_text, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_short)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_short, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_int)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_int, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_float)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_float, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_double)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_double, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_longlong)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_longlong, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_varm, ncid, varid, start, count, stride, imap, op, bufcount, buftype, req);
 	return couplet_data(ncid, varid, 4, 4, 0, couplet_memtype(buftype), (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_varm_schar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_schar)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_schar, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_BYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_text(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_text)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_text, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_CHAR, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_short(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_short)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_short, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_SHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_int(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_int)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_int, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_INT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_float(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_float)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_float, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_FLOAT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_double(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_double)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_double, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_DOUBLE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_longlong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_longlong)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_longlong, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_uchar)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_uchar, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_ushort)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_ushort, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_uint)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_uint, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_long)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_long, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varm_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varm_ulonglong)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_iput_varm_ulonglong, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 2, 4, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iget_varm_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_uchar)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_uchar, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_ushort)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_ushort, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_uint)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_uint, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_long)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_long, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varm_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varm_ulonglong)(ncid, varid, start, count, stride, imap, ip, req);
+		return CALL_REAL(ncmpi_iget_varm_ulonglong, ncid, varid, start, count, stride, imap, ip, req);
 	return couplet_data(ncid, varid, 3, 4, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_varm_uchar(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_uchar)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_uchar, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_UBYTE, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_ushort(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_ushort)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_ushort, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_USHORT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_uint(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_uint)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_uint, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_UINT, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_long(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_long)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_long, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_INT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varm_ulonglong(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varm_ulonglong)(ncid, varid, start, count, stride, imap, op, req);
+		return CALL_REAL(ncmpi_bput_varm_ulonglong, ncid, varid, start, count, stride, imap, op, req);
 	return couplet_data(ncid, varid, 4, 4, 0, NC_UINT64, (MPI_Offset *)start, (MPI_Offset *)count, (MPI_Offset *)stride, (MPI_Offset *)imap, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iput_varn, ncid, varid, num, starts, counts, op, bufcount, buftype, req);
 	return couplet_varn(ncid, varid, 2, 0, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, bufcount, req);
 }
 
 int ncmpi_iget_varn(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_iget_varn, ncid, varid, num, starts, counts, op, bufcount, buftype, req);
 	return couplet_varn(ncid, varid, 3, 0, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, bufcount, req);
 }
 
 int ncmpi_iput_varn_text(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_text)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_text, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_schar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_schar)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_schar, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_short(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_short)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_short, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_int(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_int)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_int, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_float(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_float)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_float, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_double(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_double)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_double, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_longlong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_longlong)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_longlong, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_uchar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_uchar)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_uchar, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_ushort(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_ushort)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_ushort, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_uint(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_uint)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_uint, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_long(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_long)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_long, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iput_varn_ulonglong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iput_varn_ulonglong)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_iput_varn_ulonglong, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 2, 0, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_iget_varn_text(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_text)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_text, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_schar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_schar)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_schar, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_short(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_short)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_short, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_int(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_int)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_int, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_float(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, float *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_float)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_float, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_double(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, double *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_double)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_double, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_longlong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_longlong)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_longlong, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_uchar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_uchar)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_uchar, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_ushort(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_ushort)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_ushort, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_uint(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_uint)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_uint, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_long(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_long)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_long, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_iget_varn_ulonglong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long *ip, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_iget_varn_ulonglong)(ncid, varid, num, starts, counts, ip, req);
+		return CALL_REAL(ncmpi_iget_varn_ulonglong, ncid, varid, num, starts, counts, ip, req);
 	return couplet_varn(ncid, varid, 3, 0, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)ip, -1, req);
 }
 
 int ncmpi_bput_varn(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req);
+		return CALL_REAL(ncmpi_bput_varn, ncid, varid, num, starts, counts, op, bufcount, buftype, req);
 	return couplet_varn(ncid, varid, 4, 0, couplet_memtype(buftype), num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, bufcount, req);
 }
 
 int ncmpi_bput_varn_text(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_text)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_text, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_CHAR, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_schar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const signed char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_schar)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_schar, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_BYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_short(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_short)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_short, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_SHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_int(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_int)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_int, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_INT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_float(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const float *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_float)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_float, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_FLOAT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_double(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const double *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_double)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_double, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_DOUBLE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_longlong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_longlong)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_longlong, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_uchar(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned char *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_uchar)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_uchar, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_UBYTE, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_ushort(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned short *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_ushort)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_ushort, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_USHORT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_uint(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned int *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_uint)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_uint, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_UINT, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_long(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_long)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_long, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_INT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_bput_varn_ulonglong(int ncid, int varid, int num, MPI_Offset* const *starts, MPI_Offset* const *counts, const unsigned long long *op, int *req) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_bput_varn_ulonglong)(ncid, varid, num, starts, counts, op, req);
+		return CALL_REAL(ncmpi_bput_varn_ulonglong, ncid, varid, num, starts, counts, op, req);
 	return couplet_varn(ncid, varid, 4, 0, NC_UINT64, num, (MPI_Offset **)starts, (MPI_Offset **)counts, (void *)op, -1, req);
 }
 
 int ncmpi_mput_var(int ncid, int num, int *varids, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var)(ncid, num, varids, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_var, ncid, num, varids, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 0, 0, -2, num, varids, NULL, NULL, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_var_all(int ncid, int num, int *varids, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_all)(ncid, num, varids, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_var_all, ncid, num, varids, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 0, 1, -2, num, varids, NULL, NULL, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_var_text(int ncid, int num, int *varids, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_text)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_text, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_CHAR, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_text_all(int ncid, int num, int *varids, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_text_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_text_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_CHAR, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_schar(int ncid, int num, int *varids, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_schar)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_schar, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_BYTE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_schar_all(int ncid, int num, int *varids, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_schar_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_schar_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_BYTE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_uchar(int ncid, int num, int *varids, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_uchar)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_uchar, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_UBYTE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_uchar_all(int ncid, int num, int *varids, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_uchar_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_uchar_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_UBYTE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_short(int ncid, int num, int *varids, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_short)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_short, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_SHORT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_short_all(int ncid, int num, int *varids, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_short_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_short_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_SHORT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_ushort(int ncid, int num, int *varids, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_ushort)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_ushort, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_USHORT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_ushort_all(int ncid, int num, int *varids, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_ushort_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_ushort_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_USHORT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_int(int ncid, int num, int *varids, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_int)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_int, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_INT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_int_all(int ncid, int num, int *varids, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_int_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_int_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_INT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_uint(int ncid, int num, int *varids, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_uint)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_uint, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_UINT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_uint_all(int ncid, int num, int *varids, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_uint_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_uint_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_UINT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_long(int ncid, int num, int *varids, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_long)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_long, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_long_all(int ncid, int num, int *varids, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_long_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_long_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_float(int ncid, int num, int *varids, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_float)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_float, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_FLOAT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_float_all(int ncid, int num, int *varids, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_float_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_float_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_FLOAT, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_double(int ncid, int num, int *varids, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_double)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_double, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_DOUBLE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_double_all(int ncid, int num, int *varids, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_double_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_double_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_DOUBLE, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_longlong(int ncid, int num, int *varids, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_longlong)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_longlong, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_longlong_all(int ncid, int num, int *varids, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_longlong_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_longlong_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_ulonglong(int ncid, int num, int *varids, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_ulonglong)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_ulonglong, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 0, NC_UINT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var_ulonglong_all(int ncid, int num, int *varids, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var_ulonglong_all)(ncid, num, varids, buf);
+		return CALL_REAL(ncmpi_mput_var_ulonglong_all, ncid, num, varids, buf);
 	return couplet_multi(ncid, 0, 0, 1, NC_UINT64, num, varids, NULL, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1(int ncid, int num, int *varids, MPI_Offset* const *starts, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1)(ncid, num, varids, starts, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_var1, ncid, num, varids, starts, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 1, 0, -2, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_var1_all(int ncid, int num, int *varids, MPI_Offset* const *starts, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_all)(ncid, num, varids, starts, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_var1_all, ncid, num, varids, starts, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 1, 1, -2, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_var1_text(int ncid, int num, int *varids, MPI_Offset* const *starts, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_text)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_text, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_text_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_text_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_schar)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_schar, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_schar_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_schar_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_uchar)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_uchar, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_uchar_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_uchar_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_short(int ncid, int num, int *varids, MPI_Offset* const *starts, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_short)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_short, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_short_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_short_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_ushort)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_ushort, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_ushort_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_ushort_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_int(int ncid, int num, int *varids, MPI_Offset* const *starts, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_int)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_int, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_INT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_int_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_int_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_INT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_uint)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_uint, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_UINT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_uint_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_uint_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_UINT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_long(int ncid, int num, int *varids, MPI_Offset* const *starts, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_long)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_long, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_long_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_long_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_float(int ncid, int num, int *varids, MPI_Offset* const *starts, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_float)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_float, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_float_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_float_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_double(int ncid, int num, int *varids, MPI_Offset* const *starts, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_double)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_double, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_double_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_double_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_longlong)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_longlong, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_longlong_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_longlong_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_ulonglong)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_ulonglong, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_var1_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_var1_ulonglong_all)(ncid, num, varids, starts, buf);
+		return CALL_REAL(ncmpi_mput_var1_ulonglong_all, ncid, num, varids, starts, buf);
 	return couplet_multi(ncid, 0, 1, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_vara, ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 2, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_vara_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_all)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_vara_all, ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 2, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_vara_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_text)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_text, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_text_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_text_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_schar)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_schar, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_schar_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_schar_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_uchar)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_uchar, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_uchar_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_uchar_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_short)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_short, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_short_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_short_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_ushort)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_ushort, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_ushort_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_ushort_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_int)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_int, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_int_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_int_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_uint)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_uint, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_uint_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_uint_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_long)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_long, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_long_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_long_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_float)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_float, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_float_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_float_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_double)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_double, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_double_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_double_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_longlong)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_longlong, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_longlong_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_longlong_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_ulonglong)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_ulonglong, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vara_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vara_ulonglong_all)(ncid, num, varids, starts, counts, buf);
+		return CALL_REAL(ncmpi_mput_vara_ulonglong_all, ncid, num, varids, starts, counts, buf);
 	return couplet_multi(ncid, 0, 2, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars)(ncid, num, varids, starts, counts, strides, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_vars, ncid, num, varids, starts, counts, strides, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 3, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_vars_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_all)(ncid, num, varids, starts, counts, strides, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_vars_all, ncid, num, varids, starts, counts, strides, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 3, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_vars_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_text)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_text, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_text_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_text_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_schar)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_schar, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_schar_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_schar_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_uchar)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_uchar, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_uchar_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_uchar_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_short)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_short, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_short_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_short_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_ushort)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_ushort, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_ushort_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_ushort_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_int)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_int, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_int_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_int_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_uint)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_uint, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_uint_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_uint_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_long)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_long, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_long_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_long_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_float)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_float, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_float_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_float_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_double)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_double, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_double_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_double_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_longlong)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_longlong, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_longlong_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_longlong_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_ulonglong)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_ulonglong, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_vars_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_vars_ulonglong_all)(ncid, num, varids, starts, counts, strides, buf);
+		return CALL_REAL(ncmpi_mput_vars_ulonglong_all, ncid, num, varids, starts, counts, strides, buf);
 	return couplet_multi(ncid, 0, 3, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm)(ncid, num, varids, starts, counts, strides, imaps, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_varm, ncid, num, varids, starts, counts, strides, imaps, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 4, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_varm_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, void* const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_all)(ncid, num, varids, starts, counts, strides, imaps, buf, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mput_varm_all, ncid, num, varids, starts, counts, strides, imaps, buf, bufcounts, datatypes);
 	return couplet_multi(ncid, 0, 4, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mput_varm_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_text)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_text, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_text_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_text_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_schar)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_schar, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, signed char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_schar_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_schar_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_uchar)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_uchar, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned char* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_uchar_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_uchar_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_short)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_short, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_short_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_short_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_ushort)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_ushort, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned short* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_ushort_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_ushort_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_int)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_int, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_int_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_int_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_uint)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_uint, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned int* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_uint_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_uint_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_long)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_long, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_long_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_long_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_float)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_float, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, float* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_float_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_float_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_double)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_double, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, double* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_double_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_double_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_longlong)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_longlong, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_longlong_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_longlong_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_ulonglong)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_ulonglong, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mput_varm_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned long long* const *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mput_varm_ulonglong_all)(ncid, num, varids, starts, counts, strides, imaps, buf);
+		return CALL_REAL(ncmpi_mput_varm_ulonglong_all, ncid, num, varids, starts, counts, strides, imaps, buf);
 	return couplet_multi(ncid, 0, 4, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)buf, NULL, NULL);
 }
 
 int ncmpi_mget_var(int ncid, int num, int *varids, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var)(ncid, num, varids, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_var, ncid, num, varids, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 0, 0, -2, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_var_all(int ncid, int num, int *varids, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_all)(ncid, num, varids, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_var_all, ncid, num, varids, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 0, 1, -2, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_var_text(int ncid, int num, int *varids, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_text)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_text, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_CHAR, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_text_all(int ncid, int num, int *varids, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_text_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_text_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_CHAR, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_schar(int ncid, int num, int *varids, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_schar)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_schar, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_BYTE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_schar_all(int ncid, int num, int *varids, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_schar_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_schar_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_BYTE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_uchar(int ncid, int num, int *varids, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_uchar)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_uchar, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_UBYTE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_uchar_all(int ncid, int num, int *varids, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_uchar_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_uchar_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_UBYTE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_short(int ncid, int num, int *varids, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_short)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_short, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_SHORT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_short_all(int ncid, int num, int *varids, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_short_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_short_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_SHORT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_ushort(int ncid, int num, int *varids, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_ushort)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_ushort, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_USHORT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_ushort_all(int ncid, int num, int *varids, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_ushort_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_ushort_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_USHORT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_int(int ncid, int num, int *varids, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_int)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_int, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_INT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_int_all(int ncid, int num, int *varids, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_int_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_int_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_INT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_uint(int ncid, int num, int *varids, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_uint)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_uint, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_UINT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_uint_all(int ncid, int num, int *varids, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_uint_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_uint_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_UINT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_long(int ncid, int num, int *varids, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_long)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_long, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_long_all(int ncid, int num, int *varids, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_long_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_long_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_float(int ncid, int num, int *varids, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_float)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_float, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_FLOAT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_float_all(int ncid, int num, int *varids, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_float_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_float_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_FLOAT, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_double(int ncid, int num, int *varids, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_double)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_double, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_DOUBLE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_double_all(int ncid, int num, int *varids, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_double_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_double_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_DOUBLE, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_longlong(int ncid, int num, int *varids, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_longlong)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_longlong, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_longlong_all(int ncid, int num, int *varids, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_longlong_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_longlong_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_INT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_ulonglong(int ncid, int num, int *varids, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_ulonglong)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_ulonglong, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 0, NC_UINT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var_ulonglong_all(int ncid, int num, int *varids, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var_ulonglong_all)(ncid, num, varids, bufs);
+		return CALL_REAL(ncmpi_mget_var_ulonglong_all, ncid, num, varids, bufs);
 	return couplet_multi(ncid, 1, 0, 1, NC_UINT64, num, varids, NULL, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1(int ncid, int num, int *varids, MPI_Offset* const *starts, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1)(ncid, num, varids, starts, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_var1, ncid, num, varids, starts, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 1, 0, -2, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_var1_all(int ncid, int num, int *varids, MPI_Offset* const *starts, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_all)(ncid, num, varids, starts, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_var1_all, ncid, num, varids, starts, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 1, 1, -2, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_var1_text(int ncid, int num, int *varids, MPI_Offset* const *starts, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_text)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_text, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_text_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_text_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_schar)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_schar, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_schar_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_schar_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_uchar)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_uchar, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_uchar_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_uchar_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_short(int ncid, int num, int *varids, MPI_Offset* const *starts, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_short)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_short, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_short_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_short_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_ushort)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_ushort, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_ushort_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_ushort_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_int(int ncid, int num, int *varids, MPI_Offset* const *starts, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_int)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_int, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_INT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_int_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_int_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_INT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_uint)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_uint, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_UINT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_uint_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_uint_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_UINT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_long(int ncid, int num, int *varids, MPI_Offset* const *starts, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_long)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_long, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_long_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_long_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_float(int ncid, int num, int *varids, MPI_Offset* const *starts, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_float)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_float, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_float_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_float_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_double(int ncid, int num, int *varids, MPI_Offset* const *starts, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_double)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_double, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_double_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_double_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_longlong)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_longlong, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_longlong_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_longlong_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_INT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_ulonglong)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_ulonglong, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_var1_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_var1_ulonglong_all)(ncid, num, varids, starts, bufs);
+		return CALL_REAL(ncmpi_mget_var1_ulonglong_all, ncid, num, varids, starts, bufs);
 	return couplet_multi(ncid, 1, 1, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, NULL, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_vara, ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 2, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_vara_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_all)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_vara_all, ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 2, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_vara_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_text)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_text, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_text_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_text_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_schar)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_schar, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_schar_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_schar_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_uchar)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_uchar, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_uchar_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_uchar_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_short)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_short, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_short_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_short_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_ushort)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_ushort, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_ushort_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_ushort_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_int)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_int, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_int_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_int_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_uint)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_uint, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_uint_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_uint_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_long)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_long, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_long_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_long_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_float)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_float, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_float_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_float_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_double)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_double, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_double_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_double_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_longlong)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_longlong, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_longlong_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_longlong_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_ulonglong)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_ulonglong, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vara_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vara_ulonglong_all)(ncid, num, varids, starts, counts, bufs);
+		return CALL_REAL(ncmpi_mget_vara_ulonglong_all, ncid, num, varids, starts, counts, bufs);
 	return couplet_multi(ncid, 1, 2, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, NULL, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars)(ncid, num, varids, starts, counts, strides, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_vars, ncid, num, varids, starts, counts, strides, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 3, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_vars_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_all)(ncid, num, varids, starts, counts, strides, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_vars_all, ncid, num, varids, starts, counts, strides, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 3, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_vars_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_text)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_text, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_text_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_text_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_schar)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_schar, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_schar_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_schar_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_uchar)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_uchar, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_uchar_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_uchar_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_short)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_short, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_short_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_short_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_ushort)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_ushort, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_ushort_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_ushort_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_int)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_int, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_int_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_int_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_uint)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_uint, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_uint_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_uint_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_long)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_long, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_long_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_long_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_float)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_float, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_float_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_float_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_double)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_double, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_double_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_double_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_longlong)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_longlong, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_longlong_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_longlong_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_ulonglong)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_ulonglong, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_vars_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_vars_ulonglong_all)(ncid, num, varids, starts, counts, strides, bufs);
+		return CALL_REAL(ncmpi_mget_vars_ulonglong_all, ncid, num, varids, starts, counts, strides, bufs);
 	return couplet_multi(ncid, 1, 3, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, NULL, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm)(ncid, num, varids, starts, counts, strides, imaps, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_varm, ncid, num, varids, starts, counts, strides, imaps, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 4, 0, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_varm_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_all)(ncid, num, varids, starts, counts, strides, imaps, bufs, bufcounts, datatypes);
+		return CALL_REAL(ncmpi_mget_varm_all, ncid, num, varids, starts, counts, strides, imaps, bufs, bufcounts, datatypes);
 	return couplet_multi(ncid, 1, 4, 1, -2, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, (MPI_Offset *)bufcounts, (MPI_Datatype *)datatypes);
 }
 
 int ncmpi_mget_varm_text(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_text)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_text, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_text_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_text_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_text_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_CHAR, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_schar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_schar)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_schar, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_schar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, signed char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_schar_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_schar_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_BYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_uchar(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_uchar)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_uchar, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_uchar_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned char *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_uchar_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_uchar_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_UBYTE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_short(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_short)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_short, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_short_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_short_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_short_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_SHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_ushort(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_ushort)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_ushort, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_ushort_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned short *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_ushort_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_ushort_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_USHORT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_int(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_int)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_int, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_int_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_int_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_int_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_INT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_uint(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_uint)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_uint, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_uint_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned int *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_uint_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_uint_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_UINT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_long(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_long)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_long, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_long_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_long_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_long_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_float(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_float)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_float, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_float_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, float *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_float_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_float_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_FLOAT, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_double(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_double)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_double, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_double_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, double *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_double_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_double_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_DOUBLE, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_longlong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_longlong)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_longlong, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_longlong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_longlong_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_longlong_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_INT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_ulonglong(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_ulonglong)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_ulonglong, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 0, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_mget_varm_ulonglong_all(int ncid, int num, int *varids, MPI_Offset* const *starts, MPI_Offset* const *counts, MPI_Offset* const *strides, MPI_Offset* const *imaps, unsigned long long *bufs[]) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_mget_varm_ulonglong_all)(ncid, num, varids, starts, counts, strides, imaps, bufs);
+		return CALL_REAL(ncmpi_mget_varm_ulonglong_all, ncid, num, varids, starts, counts, strides, imaps, bufs);
 	return couplet_multi(ncid, 1, 4, 1, NC_UINT64, num, varids, (MPI_Offset **)starts, (MPI_Offset **)counts, (MPI_Offset **)strides, (MPI_Offset **)imaps, (void **)bufs, NULL, NULL);
 }
 
 int ncmpi_put_att_text(int ncid, int varid, const char *name, MPI_Offset len, const char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_text)(ncid, varid, name, len, buf);
+		return CALL_REAL(ncmpi_put_att_text, ncid, varid, name, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, NC_CHAR, len, NC_CHAR, (void *)buf);
 }
 
 int ncmpi_get_att_text(int ncid, int varid, const char *name, char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_text)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_text, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_CHAR, (void *)buf);
 }
 
 int ncmpi_put_att_schar(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const signed char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_schar)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_schar, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_BYTE, (void *)buf);
 }
 
 int ncmpi_get_att_schar(int ncid, int varid, const char *name, signed char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_schar)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_schar, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_BYTE, (void *)buf);
 }
 
 int ncmpi_put_att_uchar(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const unsigned char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_uchar)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_uchar, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_UBYTE, (void *)buf);
 }
 
 int ncmpi_get_att_uchar(int ncid, int varid, const char *name, unsigned char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_uchar)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_uchar, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_UBYTE, (void *)buf);
 }
 
 int ncmpi_put_att_short(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const short *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_short)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_short, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_SHORT, (void *)buf);
 }
 
 int ncmpi_get_att_short(int ncid, int varid, const char *name, short *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_short)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_short, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_SHORT, (void *)buf);
 }
 
 int ncmpi_put_att_ushort(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const unsigned short *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_ushort)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_ushort, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_USHORT, (void *)buf);
 }
 
 int ncmpi_get_att_ushort(int ncid, int varid, const char *name, unsigned short *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_ushort)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_ushort, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_USHORT, (void *)buf);
 }
 
 int ncmpi_put_att_int(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const int *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_int)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_int, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_INT, (void *)buf);
 }
 
 int ncmpi_get_att_int(int ncid, int varid, const char *name, int *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_int)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_int, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_INT, (void *)buf);
 }
 
 int ncmpi_put_att_uint(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const unsigned int *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_uint)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_uint, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_UINT, (void *)buf);
 }
 
 int ncmpi_get_att_uint(int ncid, int varid, const char *name, unsigned int *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_uint)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_uint, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_UINT, (void *)buf);
 }
 
 int ncmpi_put_att_long(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_long)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_long, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_INT64, (void *)buf);
 }
 
 int ncmpi_get_att_long(int ncid, int varid, const char *name, long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_long)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_long, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_INT64, (void *)buf);
 }
 
 int ncmpi_put_att_float(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const float *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_float)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_float, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_FLOAT, (void *)buf);
 }
 
 int ncmpi_get_att_float(int ncid, int varid, const char *name, float *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_float)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_float, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_FLOAT, (void *)buf);
 }
 
 int ncmpi_put_att_double(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const double *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_double)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_double, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_DOUBLE, (void *)buf);
 }
 
 int ncmpi_get_att_double(int ncid, int varid, const char *name, double *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_double)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_double, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_DOUBLE, (void *)buf);
 }
 
 int ncmpi_put_att_longlong(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const long long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_longlong)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_longlong, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_INT64, (void *)buf);
 }
 
 int ncmpi_get_att_longlong(int ncid, int varid, const char *name, long long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_longlong)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_longlong, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_INT64, (void *)buf);
 }
 
 int ncmpi_put_att_ulonglong(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const unsigned long long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_ulonglong)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_ulonglong, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_UINT64, (void *)buf);
 }
 
 int ncmpi_get_att_ulonglong(int ncid, int varid, const char *name, unsigned long long *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_ulonglong)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_ulonglong, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_UINT64, (void *)buf);
 }
 
 int ncmpi_put_att_ubyte(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const unsigned char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att_uchar)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att_uchar, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, NC_UBYTE, (void *)buf);
 }
 
 int ncmpi_get_att_ubyte(int ncid, int varid, const char *name, unsigned char *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att_uchar)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att_uchar, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_UBYTE, (void *)buf);
 }
 
 int ncmpi_put_att(int ncid, int varid, const char *name, nc_type xtype, MPI_Offset len, const void *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_put_att)(ncid, varid, name, xtype, len, buf);
+		return CALL_REAL(ncmpi_put_att, ncid, varid, name, xtype, len, buf);
 	return couplet_put_att(ncid, varid, (char *)name, xtype, len, xtype, (void *)buf);
 }
 
 int ncmpi_get_att(int ncid, int varid, const char *name, void *buf) {
 	if (!COUPLED(ncid))
-		return REAL(ncmpi_get_att)(ncid, varid, name, buf);
+		return CALL_REAL(ncmpi_get_att, ncid, varid, name, buf);
 	return couplet_get_att(ncid, varid, (char *)name, NC_NAT, buf);
 }
 

@@ -59,6 +59,9 @@ type engine struct {
 	// the last of them returns rather than waking on a timer meanwhile.
 	waiting atomic.Int32
 	waited  chan struct{}
+	// tryIO is mpi.TryLockIO, which the background goroutine must take
+	// before it enters MPI (a test watches its attempts).
+	tryIO func() bool
 }
 
 var (
@@ -107,8 +110,7 @@ func Init(configPath, component string) error {
 	}
 	e.reportStart()
 	if cfg.ProgressThread && mpi.QueryThread() == mpi.ThreadMultiple {
-		e.stop, e.bgDone, e.waited = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
-		go e.background()
+		e.startBackground()
 	}
 	eng = e
 	return nil
@@ -265,7 +267,15 @@ func (e *engine) background() {
 		if !e.mu.TryLock() {
 			continue
 		}
+		// Nor does it enter MPI while the application is inside MPI-IO (a
+		// libpnetcdf call on a real file): Open MPI's OMPIO is not thread
+		// safe, and its progress, run from here, crashed the I/O's.
+		if !e.tryIO() {
+			e.mu.Unlock()
+			continue
+		}
 		n, _ := e.poll()
+		mpi.UnlockIO()
 		e.mu.Unlock()
 		if n > 0 {
 			idle = bgMinIdle
@@ -273,6 +283,15 @@ func (e *engine) background() {
 			idle = min(2*idle, bgMaxIdle)
 		}
 	}
+}
+
+// startBackground starts the background goroutine.
+func (e *engine) startBackground() {
+	e.stop, e.bgDone, e.waited = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
+	if e.tryIO == nil {
+		e.tryIO = mpi.TryLockIO
+	}
+	go e.background()
 }
 
 // enterWait and leaveWait bracket an application call's waitFor, so that

@@ -242,7 +242,7 @@ func main() {
 		if f.real != "" {
 			real = f.real
 		}
-		fmt.Fprintf(&c, "%s {\n\tif (!COUPLED(%s))\n\t\treturn REAL(%s)(%s);\n\treturn %s;\n}\n\n",
+		fmt.Fprintf(&c, "%s {\n\tif (!COUPLED(%s))\n\t\treturn CALL_REAL(%s, %s);\n\treturn %s;\n}\n\n",
 			f.proto(), f.args[0], real, strings.Join(f.args, ", "), f.body)
 	}
 	must(os.WriteFile("zwrappers.c", c.Bytes(), 0o644))

@@ -1,5 +1,6 @@
-// Package cpnc is a thin cgo binding to the real libpnetcdf. Every call takes
-// one package-level mutex, because libpnetcdf is not thread-safe. Status codes
+// Package cpnc is a thin cgo binding to the real libpnetcdf. Every call holds
+// mpi.LockIO: libpnetcdf is not thread-safe, and it does MPI-IO, which a
+// thread that only progresses MPI must stay out of meanwhile. Status codes
 // come back as nc.Error values; no validation happens here.
 package cpnc
 
@@ -12,16 +13,15 @@ package cpnc
 import "C"
 
 import (
-	"sync"
 	"unsafe"
 
+	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 )
 
-// mu serialises every call into libpnetcdf.
-var mu sync.Mutex
-
-func lock() func() { mu.Lock(); return mu.Unlock }
+// lock serialises every call into libpnetcdf, and keeps dtf's background
+// progress out of MPI during it (mpi.LockIO).
+func lock() func() { mpi.LockIO(); return mpi.UnlockIO }
 
 // status turns a libpnetcdf return code into an error.
 func status(rc C.int) error {
