@@ -4,6 +4,7 @@
 #define COUPLET_CAPI_H
 
 #include <stddef.h>
+#include "../mpi/io.h"
 #include "pnetcdf.h"
 
 /* Coupled files get ncids from this base up; libpnetcdf's own ncids are small
@@ -20,13 +21,10 @@ void *couplet_real(const char *name);
  * caches its pointer (a benign race: every thread stores the same value). */
 #define REAL(name) ({ static void *p_; if (!p_) p_ = couplet_real(#name); (__typeof__(&name))p_; })
 
-/* The MPI-IO exclusion of couplet's mpi package (mpi/io.c): dtf's background
- * progress stays out of MPI while a thread is inside libpnetcdf, whose MPI-IO
- * (Open MPI's OMPIO) is not thread safe. */
-void couplet_io_enter(void);
-void couplet_io_leave(void);
-
-/* CALL_REAL(f, args...) calls the real f under the MPI-IO exclusion. */
+/* CALL_REAL(f, args...) calls the real f under the MPI-IO exclusion of
+ * package mpi (mpi/io.c): dtf's background progress stays out of MPI while a
+ * thread is inside libpnetcdf, whose MPI-IO (Open MPI's OMPIO) is not thread
+ * safe. */
 #define CALL_REAL(name, ...)                                                  \
 	({                                                                        \
 		couplet_io_enter();                                                   \

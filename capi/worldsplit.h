@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include "../mpi/io.h"
 
 /* The component's communicator, for the application (a duplicate of the
  * runtime's, so the application's messages never meet couplet's), and its

@@ -2,7 +2,8 @@
  *
  * The world split: every MPI function that takes a communicator, in C and in
  * Fortran, passes MPI_COMM_WORLD on as the component's communicator while the
- * split is on (see worldsplit.c). */
+ * split is on (see worldsplit.c); every MPI_File_* function holds the MPI-IO
+ * exclusion (mpi/io.c) while it runs. */
 #define _GNU_SOURCE
 #include "worldsplit.h"
 
@@ -224,8 +225,417 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 	return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, COUPLET_WORLD(comm));
 }
 
+int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
+	couplet_io_enter();
+	int err = PMPI_File_call_errhandler(fh, errorcode);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_close(MPI_File *fh) {
+	couplet_io_enter();
+	int err = PMPI_File_close(fh);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler) {
+	couplet_io_enter();
+	int err = PMPI_File_create_errhandler(function, errhandler);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_delete(const char *filename, MPI_Info info) {
+	couplet_io_enter();
+	int err = PMPI_File_delete(filename, info);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_amode(MPI_File fh, int *amode) {
+	couplet_io_enter();
+	int err = PMPI_File_get_amode(fh, amode);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_atomicity(MPI_File fh, int *flag) {
+	couplet_io_enter();
+	int err = PMPI_File_get_atomicity(fh, flag);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) {
+	couplet_io_enter();
+	int err = PMPI_File_get_byte_offset(fh, offset, disp);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) {
+	couplet_io_enter();
+	int err = PMPI_File_get_errhandler(file, errhandler);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_group(MPI_File fh, MPI_Group *group) {
+	couplet_io_enter();
+	int err = PMPI_File_get_group(fh, group);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) {
+	couplet_io_enter();
+	int err = PMPI_File_get_info(fh, info_used);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) {
+	couplet_io_enter();
+	int err = PMPI_File_get_position(fh, offset);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) {
+	couplet_io_enter();
+	int err = PMPI_File_get_position_shared(fh, offset);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size) {
+	couplet_io_enter();
+	int err = PMPI_File_get_size(fh, size);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent) {
+	couplet_io_enter();
+	int err = PMPI_File_get_type_extent(fh, datatype, extent);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep) {
+	couplet_io_enter();
+	int err = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iread(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iread_all(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iwrite(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
+	couplet_io_enter();
+	int err = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+	couplet_io_leave();
+	return err;
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
-	return PMPI_File_open(COUPLET_WORLD(comm), filename, amode, info, fh);
+	couplet_io_enter();
+	int err = PMPI_File_open(COUPLET_WORLD(comm), filename, amode, info, fh);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+	couplet_io_enter();
+	int err = PMPI_File_preallocate(fh, size);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_all(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_read_all_begin(fh, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_all_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_at_all_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_ordered_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_read_shared(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+	couplet_io_enter();
+	int err = PMPI_File_seek(fh, offset, whence);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+	couplet_io_enter();
+	int err = PMPI_File_seek_shared(fh, offset, whence);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag) {
+	couplet_io_enter();
+	int err = PMPI_File_set_atomicity(fh, flag);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
+	couplet_io_enter();
+	int err = PMPI_File_set_errhandler(file, errhandler);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info) {
+	couplet_io_enter();
+	int err = PMPI_File_set_info(fh, info);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+	couplet_io_enter();
+	int err = PMPI_File_set_size(fh, size);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) {
+	couplet_io_enter();
+	int err = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_sync(MPI_File fh) {
+	couplet_io_enter();
+	int err = PMPI_File_sync(fh);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_all(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_write_all_begin(fh, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_all_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_at_all_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) {
+	couplet_io_enter();
+	int err = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_ordered_end(fh, buf, status);
+	couplet_io_leave();
+	return err;
+}
+
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
+	couplet_io_enter();
+	int err = PMPI_File_write_shared(fh, buf, count, datatype, status);
+	couplet_io_leave();
+	return err;
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -834,10 +1244,476 @@ void mpi_exscan_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *a5,
 	real(a0, a1, a2, a3, a4, COUPLET_WORLD_F(a5), ierr);
 }
 
+void mpi_file_call_errhandler_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_call_errhandler_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_close_(void *a0, MPI_Fint *ierr) {
+	static void (*real)(void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_close_");
+	couplet_io_enter();
+	real(a0, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_create_errhandler_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_create_errhandler_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_delete_(void *a0, void *a1, MPI_Fint *ierr, size_t l0) {
+	static void (*real)(void *, void *, MPI_Fint *, size_t);
+	if (!real) real = couplet_fortran_real("pmpi_file_delete_");
+	couplet_io_enter();
+	real(a0, a1, ierr, l0);
+	couplet_io_leave();
+}
+
+void mpi_file_get_amode_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_amode_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_atomicity_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_atomicity_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_byte_offset_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_byte_offset_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_errhandler_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_errhandler_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_group_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_group_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_info_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_info_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_position_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_position_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_position_shared_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_position_shared_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_size_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_size_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_type_extent_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_type_extent_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_get_view_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr, size_t l4) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+	if (!real) real = couplet_fortran_real("pmpi_file_get_view_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr, l4);
+	couplet_io_leave();
+}
+
+void mpi_file_iread_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iread_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iread_all_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iread_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iread_at_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iread_at_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iread_at_all_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iread_at_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iread_shared_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iread_shared_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iwrite_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iwrite_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iwrite_all_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iwrite_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iwrite_at_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iwrite_at_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iwrite_at_all_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iwrite_at_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_iwrite_shared_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_iwrite_shared_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
 void mpi_file_open_(MPI_Fint *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr, size_t l1) {
 	static void (*real)(MPI_Fint *, void *, void *, void *, void *, MPI_Fint *, size_t);
 	if (!real) real = couplet_fortran_real("pmpi_file_open_");
+	couplet_io_enter();
 	real(COUPLET_WORLD_F(a0), a1, a2, a3, a4, ierr, l1);
+	couplet_io_leave();
+}
+
+void mpi_file_preallocate_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_preallocate_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_all_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_all_begin_(void *a0, void *a1, void *a2, void *a3, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_all_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_all_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_all_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_at_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_at_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_at_all_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_at_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_at_all_begin_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_at_all_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_at_all_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_at_all_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_ordered_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_ordered_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_ordered_begin_(void *a0, void *a1, void *a2, void *a3, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_ordered_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_ordered_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_ordered_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_read_shared_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_read_shared_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_seek_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_seek_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_seek_shared_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_seek_shared_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_set_atomicity_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_set_atomicity_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_set_errhandler_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_set_errhandler_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_set_info_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_set_info_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_set_size_(void *a0, void *a1, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_set_size_");
+	couplet_io_enter();
+	real(a0, a1, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_set_view_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr, size_t l4) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *, size_t);
+	if (!real) real = couplet_fortran_real("pmpi_file_set_view_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr, l4);
+	couplet_io_leave();
+}
+
+void mpi_file_sync_(void *a0, MPI_Fint *ierr) {
+	static void (*real)(void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_sync_");
+	couplet_io_enter();
+	real(a0, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_all_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_all_begin_(void *a0, void *a1, void *a2, void *a3, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_all_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_all_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_all_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_at_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_at_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_at_all_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_at_all_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, a5, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_at_all_begin_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_at_all_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_at_all_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_at_all_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_ordered_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_ordered_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_ordered_begin_(void *a0, void *a1, void *a2, void *a3, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_ordered_begin_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_ordered_end_(void *a0, void *a1, void *a2, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_ordered_end_");
+	couplet_io_enter();
+	real(a0, a1, a2, ierr);
+	couplet_io_leave();
+}
+
+void mpi_file_write_shared_(void *a0, void *a1, void *a2, void *a3, void *a4, MPI_Fint *ierr) {
+	static void (*real)(void *, void *, void *, void *, void *, MPI_Fint *);
+	if (!real) real = couplet_fortran_real("pmpi_file_write_shared_");
+	couplet_io_enter();
+	real(a0, a1, a2, a3, a4, ierr);
+	couplet_io_leave();
 }
 
 void mpi_gather_(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, void *a6, MPI_Fint *a7, MPI_Fint *ierr) {

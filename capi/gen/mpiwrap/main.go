@@ -9,7 +9,10 @@
 // never the C MPI_* entry points, so they need wrappers of their own).
 // Functions taking a group need no translation: a group of "the world" can
 // only come from MPI_Comm_group on a (translated) communicator, so the
-// generator leaves them alone. Hand-written calls live in worldsplit.c:
+// generator leaves them alone. Every MPI_File_* function (whether or not it
+// takes a communicator) also holds the MPI-IO exclusion of package mpi
+// (mpi/io.c) for its duration: dtf's background progress then stays out of
+// MPI meanwhile, as Open MPI's OMPIO is not thread safe. Hand-written calls live in worldsplit.c:
 // MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol. MPI_Abort is not
 // wrapped: aborting means the whole job, as with the real world.
 package main
@@ -39,6 +42,7 @@ type param struct {
 type proto struct {
 	name   string // MPI_Send
 	params []param
+	io     bool // an MPI_File_* call: held under the MPI-IO exclusion
 }
 
 var (
@@ -59,7 +63,8 @@ var (
 	attrGets = map[string]bool{"MPI_Comm_get_attr": true, "MPI_Attr_get": true}
 )
 
-// parse extracts the prototypes of mpi.h that take a communicator by value.
+// parse extracts the prototypes of mpi.h that take a communicator by value,
+// and those of MPI-IO (MPI_File_*).
 func parse(header []byte) []proto {
 	var out []proto
 	seen := map[string]bool{}
@@ -71,7 +76,7 @@ func parse(header []byte) []proto {
 		if _, ok := skipped[name]; ok {
 			continue
 		}
-		p := proto{name: name}
+		p := proto{name: name, io: strings.HasPrefix(name, "MPI_File_")}
 		hasComm := false
 		for _, a := range strings.Split(args, ",") {
 			a = strings.Join(strings.Fields(a), " ")
@@ -86,7 +91,7 @@ func parse(header []byte) []proto {
 			hasComm = hasComm || q.comm
 			p.params = append(p.params, q)
 		}
-		if hasComm {
+		if hasComm || p.io {
 			seen[name] = true
 			out = append(out, p)
 		}
@@ -112,7 +117,13 @@ func emitC(b *bytes.Buffer, p proto) {
 	for i, q := range p.params {
 		decls[i], args[i] = q.decl, p.arg(i)
 	}
-	fmt.Fprintf(b, "int %s(%s) {\n\treturn P%s(%s);\n}\n\n", p.name, strings.Join(decls, ", "), p.name, strings.Join(args, ", "))
+	call := fmt.Sprintf("P%s(%s)", p.name, strings.Join(args, ", "))
+	if p.io {
+		fmt.Fprintf(b, "int %s(%s) {\n\tcouplet_io_enter();\n\tint err = %s;\n\tcouplet_io_leave();\n\treturn err;\n}\n\n",
+			p.name, strings.Join(decls, ", "), call)
+		return
+	}
+	fmt.Fprintf(b, "int %s(%s) {\n\treturn %s;\n}\n\n", p.name, strings.Join(decls, ", "), call)
 }
 
 // emitFortran writes mpi_name_: every Fortran argument is a pointer, ierr
@@ -151,7 +162,11 @@ func emitFortran(b *bytes.Buffer, p proto) {
 	fmt.Fprintf(b, "void %s_(%s) {\n", lower, strings.Join(decls, ", "))
 	fmt.Fprintf(b, "\tstatic void (*real)(%s);\n", strings.Join(types, ", "))
 	fmt.Fprintf(b, "\tif (!real) real = couplet_fortran_real(\"p%s_\");\n", lower)
-	fmt.Fprintf(b, "\treal(%s);\n}\n\n", strings.Join(args, ", "))
+	call := fmt.Sprintf("\treal(%s);\n", strings.Join(args, ", "))
+	if p.io {
+		call = "\tcouplet_io_enter();\n" + call + "\tcouplet_io_leave();\n"
+	}
+	fmt.Fprintf(b, "%s}\n\n", call)
 }
 
 func main() {
@@ -178,7 +193,8 @@ func main() {
  *
  * The world split: every MPI function that takes a communicator, in C and in
  * Fortran, passes MPI_COMM_WORLD on as the component's communicator while the
- * split is on (see worldsplit.c). */
+ * split is on (see worldsplit.c); every MPI_File_* function holds the MPI-IO
+ * exclusion (mpi/io.c) while it runs. */
 #define _GNU_SOURCE
 #include "worldsplit.h"
 
