@@ -268,8 +268,8 @@ func (e *engine) background() {
 			continue
 		}
 		// Nor does it enter MPI while the application is inside MPI-IO (a
-		// libpnetcdf call on a real file): Open MPI's OMPIO is not thread
-		// safe, and its progress, run from here, crashed the I/O's.
+		// libpnetcdf call on a real file, a C or Fortran MPI_File_* call):
+		// Open MPI's OMPIO is not thread safe (mpi.LockIO).
 		if !e.tryIO() {
 			e.mu.Unlock()
 			continue

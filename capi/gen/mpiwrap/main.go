@@ -11,10 +11,11 @@
 // only come from MPI_Comm_group on a (translated) communicator, so the
 // generator leaves them alone. Every MPI_File_* function (whether or not it
 // takes a communicator) also holds the MPI-IO exclusion of package mpi
-// (mpi/io.c) for its duration: dtf's background progress then stays out of
-// MPI meanwhile, as Open MPI's OMPIO is not thread safe. Hand-written calls live in worldsplit.c:
-// MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol. MPI_Abort is not
-// wrapped: aborting means the whole job, as with the real world.
+// (mpi/io.c) while it runs, so that dtf's background progress stays out of
+// MPI meanwhile: Open MPI's OMPIO is not thread safe. Hand-written calls live
+// in worldsplit.c: MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol.
+// MPI_Abort is not wrapped: aborting means the whole job, as with the real
+// world.
 package main
 
 import (
