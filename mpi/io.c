@@ -1,30 +1,47 @@
-#include <errno.h>
-#include <semaphore.h>
+#include <pthread.h>
 #include "io.h"
 
-static sem_t io_sem;
+/* held says a thread holds the exclusion; mu guards it only within one call
+ * here, so a hold may outlive any lock of mu (and needs no initialiser to run). */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
+static int held;
 
-/* io_depth counts this thread's holds: a libpnetcdf call that the Go side makes
- * under the exclusion may land in libcouplet's C wrapper of it, which takes it again. */
-static __thread int io_depth;
-
-__attribute__((constructor)) static void io_init(void) { sem_init(&io_sem, 0, 1); }
+/* depth counts this thread's holds: a libpnetcdf call that the Go side makes
+ * under the exclusion may land in libcouplet's C wrapper of it, which takes it
+ * again. */
+static __thread int depth;
 
 void couplet_io_enter(void) {
-	if (io_depth++ > 0)
+	if (depth++ > 0)
 		return;
-	while (sem_wait(&io_sem) != 0 && errno == EINTR) {
-	}
+	pthread_mutex_lock(&mu);
+	while (held)
+		pthread_cond_wait(&freed, &mu);
+	held = 1;
+	pthread_mutex_unlock(&mu);
 }
 
 void couplet_io_leave(void) {
-	if (--io_depth == 0)
-		sem_post(&io_sem);
+	if (--depth > 0)
+		return;
+	pthread_mutex_lock(&mu);
+	held = 0;
+	pthread_cond_signal(&freed);
+	pthread_mutex_unlock(&mu);
 }
 
 int couplet_io_try(void) {
-	if (io_depth == 0 && sem_trywait(&io_sem) != 0)
-		return 0;
-	io_depth++;
-	return 1;
+	if (depth > 0) {
+		depth++;
+		return 1;
+	}
+	pthread_mutex_lock(&mu);
+	int ok = !held;
+	if (ok)
+		held = 1;
+	pthread_mutex_unlock(&mu);
+	if (ok)
+		depth = 1;
+	return ok;
 }
