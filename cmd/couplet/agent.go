@@ -35,7 +35,7 @@ the wire). Give it with --token-file (mode 0600) or $COUPLET_AGENT_TOKEN, never 
 command line, where every local user could read it. Without one, a token is generated
 into STATE_DIR/token on first start; other agents of this user on this node join with
 --token-file pointing at it. Listening on a non-loopback address requires an explicit
-token.`,
+token. A token has at least 16 bytes.`,
 		Args: needArgs(0, 1, "nothing"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
