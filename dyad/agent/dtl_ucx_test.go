@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,57 +100,102 @@ func TestWriteSparse(t *testing.T) {
 	}
 }
 
-// TestSparseWriter feeds the consumer's writer pieces in hasher buffers: the file reads
-// back exactly, zero pieces stay holes, and every piece reaches the hasher, whose sum is
-// the content tag of the whole file. After a write error the error is reported and the
-// remaining pieces still reach the hasher, so that nothing waits on a lost buffer.
-func TestSparseWriter(t *testing.T) {
+// TestSlotDrain feeds the consumer's drain the slots of a window of two: the file reads
+// back exactly, zero runs stay holes, the hash is the content tag of the whole file, and
+// each slot is acknowledged once, in order, with its offset, only once it is in the file
+// and hashed (the test refills a slot only after its acknowledgement). After a write
+// error nothing is acknowledged, the error is reported, and close still returns.
+func TestSlotDrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	want := make([]byte, 5*hashPiece+77)
-	for i := range want[:2*hashPiece] {
+	const slot = 3*drainPiece + 77 // slots of several pieces and a short one
+	want := make([]byte, 5*slot+5)
+	for i := range want[:slot+drainPiece] {
 		want[i] = byte(r.Uint32() | 1)
 	}
-	for i := 4 * hashPiece; i < len(want); i++ { // zeros in between: a hole
+	for i := 3 * slot; i < len(want); i++ { // zeros in between: holes
 		want[i] = byte(r.Uint32() | 1)
+	}
+	type ack struct {
+		off int64
+		err error
 	}
 	for _, broken := range []bool{false, true} {
 		f, err := os.Create(filepath.Join(t.TempDir(), "w"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &download{tmp: f, content: newContentHasher(testMAC())}
 		if broken {
 			f.Close() // every write fails
 		}
-		w := startSparseWriter(d)
-		for off := 0; off < len(want); off += hashPiece {
-			b := d.content.buffer(min(hashPiece, len(want)-off))
-			copy(b, want[off:])
-			w.write(b, int64(off))
-		}
-		err = w.close()
-		sum := d.content.Sum()
-		if !bytes.Equal(sum, tagOf(want)) {
-			t.Fatalf("broken=%v: hasher saw other bytes than the file's", broken)
-		}
+		h := newContentHasher(testMAC())
+		acks := make(chan ack, 16)
+		s := startSlotDrain(f, h, 2, func(off int64) error {
+			// Called on the drain's hasher: the slot must be written and hashed by now.
+			end := min(off+slot, int64(len(want)))
+			got := make([]byte, end-off) // a hole at the file's end reads short: zeros
+			_, err := f.ReadAt(got, off)
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			if err == nil && !bytes.Equal(got, want[off:end]) {
+				err = errors.New("slot acknowledged before it was in the file")
+			}
+			if err == nil && h.mac.n != uint64(end) {
+				err = fmt.Errorf("slot acknowledged after hashing %d bytes, want %d", h.mac.n, end)
+			}
+			acks <- ack{off, err}
+			return nil
+		})
+		win := make([]byte, 2*slot)
+		slots := (len(want) + slot - 1) / slot
 		if broken {
-			if err == nil || !errors.Is(err, os.ErrClosed) {
-				t.Fatalf("write to a closed file: err = %v, want os.ErrClosed", err)
+			slots = 2 // no acknowledgement will come to free a slot
+		}
+		next := 0 // the next acknowledgement expected
+		expect := func() {
+			a := <-acks
+			if a.off != int64(next*slot) || a.err != nil {
+				t.Fatalf("acknowledgement %d: offset %d (%v), want offset %d", next, a.off, a.err, next*slot)
+			}
+			next++
+		}
+		for k := range slots {
+			if k >= 2 {
+				expect() // slot k%2 is free again
+			}
+			off := k * slot
+			w := win[k%2*slot:][:min(slot, len(want)-off)]
+			copy(w, want[off:])
+			s.slot(w, int64(off))
+		}
+		err = s.close()
+		if broken {
+			if !errors.Is(err, os.ErrClosed) || len(acks) != 0 {
+				t.Fatalf("writes to a closed file: err = %v and %d acknowledgements, want os.ErrClosed and none", err, len(acks))
+			}
+			if s.close() != err {
+				t.Fatal("a second close returned another error")
 			}
 			continue
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		for next < slots {
+			expect()
+		}
+		if !bytes.Equal(h.Sum(), tagOf(want)) {
+			t.Fatal("the drain hashed other bytes than the file's")
+		}
 		if err := f.Truncate(int64(len(want))); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(f.Name())
 		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("read back %d bytes (%v), differ from the %d written", len(got), err, len(want))
+			t.Fatalf("read back %d bytes (%v), differ from the %d drained", len(got), err, len(want))
 		}
-		if st, _ := f.Stat(); st.Sys().(*syscall.Stat_t).Blocks*512 > int64(len(want)-hashPiece) {
-			t.Errorf("%d bytes on disk: the zero piece was written, not left as a hole", st.Sys().(*syscall.Stat_t).Blocks*512)
+		if st, _ := f.Stat(); st.Sys().(*syscall.Stat_t).Blocks*512 > int64(len(want)-slot) {
+			t.Errorf("%d bytes on disk: the zero run was written, not left as holes", st.Sys().(*syscall.Stat_t).Blocks*512)
 		}
 		f.Close()
 	}

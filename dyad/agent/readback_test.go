@@ -53,7 +53,6 @@ func TestReadBack(t *testing.T) {
 	if err := r.close(); !errors.Is(err, io.EOF) {
 		t.Fatalf("a range past the end: close = %v, want io.EOF", err)
 	}
-	c.close()
 }
 
 // TestSplicePieces: the rpc DTL's splice pieces start at the hasher's piece, double up to

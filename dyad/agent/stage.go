@@ -178,10 +178,6 @@ type download struct {
 	clean bool
 }
 
-// add runs p, the next bytes of the file, through the content hash;
-// the caller may reuse p at once.
-func (d *download) add(p []byte) { d.content.Copy(p) }
-
 // startDownload sends req to the owner over an authenticated connection (a pooled one
 // when there is one), checks the owner's header against meta and creates the
 // temporary file next to dest. The caller ends it with end, after commit on success.
@@ -282,14 +278,14 @@ func (d *download) commit(n int64) error {
 	if n != d.meta.Size {
 		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
 	}
+	// The checks ran beside the transfer; what is left of them after the last byte (the
+	// ranges still being read back) is their whole cost to the staging time.
+	t0 := time.Now()
 	if d.back != nil {
 		if err := d.back.close(); err != nil {
 			return err
 		}
 	}
-	// The checks ran beside the transfer; what is left of them after the last byte is
-	// their whole cost to the staging time.
-	t0 := time.Now()
 	h := d.content.Sum()
 	d.a.ctr.hashWaitNs.Add(time.Since(t0).Nanoseconds())
 	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
@@ -321,7 +317,6 @@ func (d *download) end(err error) {
 	if d.back != nil {
 		d.back.close() // before the hasher: it hands the hasher every range
 	}
-	d.content.close()
 	if d.stop() && err == nil && d.clean {
 		d.a.peers.put(d.meta.Owner, d.c)
 	} else {

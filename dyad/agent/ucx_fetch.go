@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync/atomic"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
@@ -15,13 +14,11 @@ import (
 // is verified by its content hash and renamed into place. Any failure removes the
 // temporary file, so no partial file is left.
 //
-// A ready slot is copied out in pieces of hashPiece bytes into the hasher's buffers and
-// acknowledged (the producer may refill it) once copied; a goroutine of its own writes
-// each piece into the file and hands it on to the hasher. Writing straight from the
-// window cost several times more: the kernel's copy into the page cache then reads a
-// source of megabytes that has left the cache (and, on this VM, its pages one by one
-// afresh), where a piece just copied is still in it. The copy-out, the write and the hash
-// overlap, as in the rpc DTL.
+// A ready slot is written into the file straight from the window and hashed there (a
+// slotDrain), then acknowledged, so that the producer may fill it again: the producer's
+// read into one slot overlaps the write and the hash of the others. Copying each slot
+// out into buffers of its own first, as this DTL once did, cost an extra copy and made
+// the staging 10-20% slower at 256 MiB and 1 GiB on the machine of docs/PERFORMANCE.md.
 func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
 	un, err := a.ucxNode()
 	if err != nil {
@@ -44,8 +41,12 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		return 0, err
 	}
 	defer func() { d.end(err) }()
-	w := startSparseWriter(d)
-	defer w.close()
+	// Registered after the window's release and the download's end, so it runs before
+	// them: neither goroutine of the drain touches the window or the connection after.
+	s := startSlotDrain(d.tmp, d.content, int(un.slots), func(off int64) error {
+		return wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: off})
+	})
+	defer s.close()
 	buf := win.mem.Bytes()
 	for k := int64(0); ; k++ {
 		d.idle()
@@ -54,7 +55,9 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
 		}
 		if m.Op == wire.OpEnd {
-			reuse = true // the producer is done with the window
+			// The producer sends it once every slot is acknowledged: it is done with the
+			// window, and so is the drain.
+			reuse = true
 			break
 		}
 		if m.Op == wire.OpError {
@@ -63,80 +66,17 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		if m.Op != wire.OpReady || m.Off != n || m.Len > un.slot || n+m.Len > meta.Size {
 			return n, fmt.Errorf("unexpected %v (%d bytes at %d) after %d of %d bytes", m.Op, m.Len, m.Off, n, meta.Size)
 		}
-		s := (k % un.slots) * un.slot
-		for p := buf[s : s+m.Len]; len(p) > 0; {
-			b := d.content.buffer(min(len(p), hashPiece))
-			copy(b, p)
-			w.write(b, n)
-			p, n = p[len(b):], n+int64(len(b))
-		}
-		if err := w.err(); err != nil {
+		if err := s.err(); err != nil {
 			return n, err
 		}
-		// The slot is copied out: the producer may fill it again.
-		if err := wire.Write(d.c, &wire.Msg{Op: wire.OpAck, Off: m.Off}); err != nil {
-			return n, fmt.Errorf("ucx stream broke after %d of %d bytes: %w", n, meta.Size, err)
-		}
+		at := (k % un.slots) * un.slot
+		s.slot(buf[at:at+m.Len], n)
+		n += m.Len
 	}
-	if err := w.close(); err != nil {
+	if err := s.close(); err != nil {
 		return n, err
 	}
 	return n, d.commit(n)
-}
-
-// sparseWriter writes pieces of a download into its temporary file with writeSparse, in
-// order, on a goroutine of its own, and hands each piece on to the content hasher.
-type sparseWriter struct {
-	d      *download
-	in     chan piece
-	done   chan struct{}
-	fail   atomic.Pointer[error]
-	closed bool
-}
-
-// piece is a buffer of the hasher holding the file's bytes at off.
-type piece struct {
-	b   []byte
-	off int64
-}
-
-func startSparseWriter(d *download) *sparseWriter {
-	w := &sparseWriter{d: d, in: make(chan piece, hasherDepth), done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		for p := range w.in {
-			if w.err() == nil {
-				if err := writeSparse(d.tmp, p.b, p.off); err != nil {
-					w.fail.CompareAndSwap(nil, &err)
-				}
-			}
-			d.content.Write(p.b)
-		}
-	}()
-	return w
-}
-
-// write queues b, a buffer from the hasher holding the bytes at off; the caller must not
-// touch b afterwards.
-func (w *sparseWriter) write(b []byte, off int64) { w.in <- piece{b, off} }
-
-// err returns the first write error so far.
-func (w *sparseWriter) err() error {
-	if e := w.fail.Load(); e != nil {
-		return *e
-	}
-	return nil
-}
-
-// close waits until every queued piece is written and hashed-on, and returns the first
-// write error; later calls return it again.
-func (w *sparseWriter) close() error {
-	if !w.closed {
-		w.closed = true
-		close(w.in)
-	}
-	<-w.done
-	return w.err()
 }
 
 // holeBlock is the granularity at which writeSparse leaves zeros as holes.
