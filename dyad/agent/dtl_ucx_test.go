@@ -8,44 +8,55 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
-// TestChunkPlan checks the cut of files into chunks and slots, including files whose
-// offsets cross 2^32 (DYAD's UCX DTL could not stage beyond 4 GiB): the chunks tile the
-// file exactly, in order, and slots rotate.
+// TestChunkPlan checks the cut of files into chunks: they tile the file exactly, in order,
+// none larger than the slot; the first ones ramp up from rampChunk and the last ones
+// down to it; files whose offsets cross 2^32 (DYAD's UCX DTL could not stage beyond
+// 4 GiB) are ordinary.
 func TestChunkPlan(t *testing.T) {
+	const K, M = 1 << 10, 1 << 20
 	for _, c := range []struct {
-		name               string
-		size, chunk, slots int64
-		count              int64
+		name        string
+		size, chunk int64
+		count       int64
+		head        []int64 // the first chunks
+		tail        []int64 // the last chunks
 	}{
-		{"empty", 0, 4 << 20, 4, 0},
-		{"one byte", 1, 4 << 20, 4, 1},
-		{"exact", 8 << 20, 4 << 20, 4, 2},
-		{"tail", 8<<20 + 1, 4 << 20, 4, 3},
-		{"4 GiB + 3 MiB, default window", 4<<30 + 3<<20, 4 << 20, 4, 1025},
-		{"past 2^32 with a tiny window", 1<<32 + 4097, 4096, 3, 1<<20 + 2},
-		{"past 2^40", 1<<40 + 5, 256 << 20, 16, 4097},
+		{"empty", 0, 4 * M, 0, nil, nil},
+		{"one byte", 1, 4 * M, 1, []int64{1}, nil},
+		{"one ramp chunk", 256 * K, 4 * M, 1, []int64{256 * K}, nil},
+		{"8 MiB", 8 * M, 4 * M, 10,
+			[]int64{256 * K, 256 * K, 512 * K, 1 * M, 2 * M, 2 * M, 1 * M, 512 * K, 256 * K, 256 * K}, nil},
+		{"1 GiB + 1, default window", 1<<30 + 1, 4 * M, 5 + 254 + 6,
+			[]int64{256 * K, 256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 4 * M}, []int64{4 * M, 2 * M, 1 * M, 512 * K, 256 * K, 256 * K, 1}},
+		{"past 2^32 with a tiny window", 1<<32 + 4097, 4096, 1<<20 + 2, []int64{4096, 4096}, []int64{4096, 4096, 1}},
+		{"past 2^40", 1<<40 + 5, 256 * M, 11 + 4094 + 12, nil, []int64{256 * K, 256 * K, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := chunkPlan{size: c.size, chunk: c.chunk, slots: c.slots}
-			if got := p.count(); got != c.count {
-				t.Fatalf("count = %d, want %d", got, c.count)
-			}
-			var next int64
-			for k := int64(0); k < p.count(); k++ {
-				off, n, slot := p.at(k)
-				if off != next || n <= 0 || n > c.chunk || slot != k%c.slots || slot < 0 {
-					t.Fatalf("chunk %d = (off %d, n %d, slot %d) after %d bytes", k, off, n, slot, next)
+			p := chunkPlan{size: c.size, chunk: c.chunk, slots: 4}
+			var got []int64
+			var off int64
+			for n := p.next(off); n > 0; n = p.next(off) {
+				if n > c.chunk {
+					t.Fatalf("chunk %d at %d: %d bytes, more than a slot (%d)", len(got), off, n, c.chunk)
 				}
-				next += n
+				got = append(got, n)
+				off += n
 			}
-			if next != c.size {
-				t.Fatalf("chunks cover %d bytes, want %d", next, c.size)
+			if off != c.size || int64(len(got)) != c.count {
+				t.Fatalf("%d chunks cover %d bytes, want %d chunks covering %d", len(got), off, c.count, c.size)
+			}
+			if h := got[:min(len(c.head), len(got))]; !slices.Equal(h, c.head) {
+				t.Errorf("first chunks %v, want %v", h, c.head)
+			}
+			if tl := got[max(len(got)-len(c.tail), 0):]; !slices.Equal(tl, c.tail) && c.tail != nil {
+				t.Errorf("last chunks %v, want %v", tl, c.tail)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -12,16 +13,19 @@ import (
 )
 
 // chunkPlan cuts a file of size bytes into chunks of at most chunk bytes, chunk k going
-// to window slot k % slots. All arithmetic is int64: files beyond 4 GiB are ordinary.
+// to window slot k % slots. The first chunks are small and double (from rampChunk), and
+// the last ones halve again, as the rpc DTL's splice pieces do: the consumer starts
+// writing after the producer read one small chunk rather than a whole slot, and what is
+// left to write and hash after the producer's last read is one small chunk. All
+// arithmetic is int64: files beyond 4 GiB are ordinary.
 type chunkPlan struct{ size, chunk, slots int64 }
 
-// count is the number of chunks.
-func (p chunkPlan) count() int64 { return (p.size + p.chunk - 1) / p.chunk }
+// rampChunk is the smallest chunk the plan ramps from, and then down to.
+const rampChunk = 256 << 10
 
-// at returns chunk k's file offset, length and window slot.
-func (p chunkPlan) at(k int64) (off, n, slot int64) {
-	off = k * p.chunk
-	return off, min(p.chunk, p.size-off), k % p.slots
+// next returns the length of the chunk at off (0 at the end of the file).
+func (p chunkPlan) next(off int64) int64 {
+	return min(p.size-off, p.chunk, max(rampChunk, min(off, (p.size-off)/2)))
 }
 
 // sendFileUCX is the producer's side of the ucx DTL: read a chunk, put it into the
@@ -87,10 +91,23 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		}()
 		defer func() { srcOK = keyOK }()
 	}
-	if err := wire.Write(c, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: m.Path, Size: plan.size}}); err != nil {
+	// The header goes out in one write with the first ready message (or the end), so that
+	// the consumer wakes once for both.
+	var frames bytes.Buffer
+	if err := wire.Write(&frames, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: m.Path, Size: plan.size}}); err != nil {
 		return 0, err
 	}
-	var sent, acked int64
+	send := func(m *wire.Msg) error {
+		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
+		if err := wire.Write(&frames, m); err != nil {
+			return err
+		}
+		_, err := c.Write(frames.Bytes())
+		frames.Reset()
+		return err
+	}
+	var sent int64
+	var unacked []int64 // offsets of the chunks put and not yet acknowledged, oldest first
 	// awaitAck reads the acknowledgement of the oldest unacknowledged chunk.
 	awaitAck := func() error {
 		c.SetReadDeadline(time.Now().Add(a.opts.IdleTimeout))
@@ -98,19 +115,20 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		if err != nil {
 			return fmt.Errorf("consumer gone: %w", err)
 		}
-		if off, _, _ := plan.at(acked); r.Op != wire.OpAck || r.Off != off {
-			return fmt.Errorf("consumer sent %v at %d, want an ack at %d", r.Op, r.Off, off)
+		if r.Op != wire.OpAck || r.Off != unacked[0] {
+			return fmt.Errorf("consumer sent %v at %d, want an ack at %d", r.Op, r.Off, unacked[0])
 		}
-		acked++
+		unacked = unacked[1:]
 		return nil
 	}
-	for k := int64(0); k < plan.count(); k++ {
-		if k-acked >= plan.slots {
+	for k := int64(0); sent < plan.size; k++ {
+		if int64(len(unacked)) >= plan.slots {
 			if err := awaitAck(); err != nil {
 				return sent, err
 			}
 		}
-		off, n, slot := plan.at(k)
+		off := sent
+		n, slot := plan.next(off), k%plan.slots
 		if mapped != nil {
 			if _, err := io.ReadFull(f, mapped[slot*win.SlotSize:][:n]); err != nil {
 				return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
@@ -126,10 +144,10 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 				return fail(fmt.Errorf("after %d of %d bytes: %w", sent, plan.size, err))
 			}
 		}
-		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
-		if err := wire.Write(c, &wire.Msg{Op: wire.OpReady, Off: off, Len: n}); err != nil {
+		if err := send(&wire.Msg{Op: wire.OpReady, Off: off, Len: n}); err != nil {
 			return sent, err
 		}
+		unacked = append(unacked, off)
 		sent += n
 		if a.opts.ChunkDelay > 0 {
 			select {
@@ -140,13 +158,13 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		}
 	}
 	// Wait for the last acks before the end, so the consumer is done with the window.
-	for acked < plan.count() {
+	for len(unacked) > 0 {
 		if err := awaitAck(); err != nil {
 			return sent, err
 		}
 	}
 	a.served(sent, true)
-	return sent, wire.Write(c, &wire.Msg{Op: wire.OpEnd})
+	return sent, send(&wire.Msg{Op: wire.OpEnd})
 }
 
 // putFlush puts p at the remote address and flushes the endpoint, so that p is in the
