@@ -118,9 +118,9 @@ func TestWriteSparse(t *testing.T) {
 // error nothing is acknowledged, the error is reported, and close still returns.
 func TestSlotDrain(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	const slot = 3*drainPiece + 77 // slots of several pieces and a short one
+	const slot = 3*hashPiece + 77 // slots of several pieces and a short one
 	want := make([]byte, 5*slot+5)
-	for i := range want[:slot+drainPiece] {
+	for i := range want[:slot+hashPiece] {
 		want[i] = byte(r.Uint32() | 1)
 	}
 	for i := 3 * slot; i < len(want); i++ { // zeros in between: holes
