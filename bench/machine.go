@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -29,6 +30,10 @@ type Machine struct {
 	MCA       []string `json:"mca"`        // Open MPI settings every launch used
 	TmpDir    string   `json:"tmp_dir"`    // where real files were written
 	TmpFSType string   `json:"tmp_fstype"` // file system type of TmpDir
+	// PageReporting says whether a virtio balloon reports freed pages to the VM's host,
+	// which takes them back: memory used again faults in afresh, at a cost that moves
+	// with what the previous measurement freed.
+	PageReporting bool `json:"page_reporting"`
 }
 
 // DetectMachine gathers the machine description; fields it cannot learn stay
@@ -52,7 +57,22 @@ func DetectMachine(extra []string) Machine {
 	}
 	m.MCA = mcaSettings(extra)
 	m.TmpFSType = fsType(m.TmpDir)
+	m.PageReporting = pageReporting()
 	return m
+}
+
+// pageReporting says whether a virtio balloon device offers free page reporting
+// (device id 5, feature bit 5 in sysfs's feature string).
+func pageReporting() bool {
+	devs, _ := filepath.Glob("/sys/bus/virtio/devices/*")
+	for _, d := range devs {
+		id, _ := os.ReadFile(filepath.Join(d, "device"))
+		f, _ := os.ReadFile(filepath.Join(d, "features"))
+		if strings.TrimSpace(string(id)) == "0x0005" && len(f) > 5 && f[5] == '1' {
+			return true
+		}
+	}
+	return false
 }
 
 // vectorUnits names the widest x86 vector extension the processor offers:

@@ -130,6 +130,9 @@ func writeMachine(w io.Writer, r *Results) {
 		p("| Vector units | %s |", m.Vectors)
 	}
 	p("| Memory | %.1f GiB |", float64(m.MemBytes)/(1<<30))
+	if m.PageReporting {
+		p("| Free page reporting | on (virtio balloon): the VM hands freed memory back to its host, and memory used again is faulted in afresh, so a measurement's time moves with what the one before it freed |")
+	}
 	p("| Kernel | %s |", orDash(m.Kernel))
 	p("| Go | %s |", m.Go)
 	p("| MPI | %s |", orDash(m.OpenMPI))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/dyad"
@@ -31,8 +32,32 @@ const (
 	StageRPCNoHash = "rpc-nohash"
 )
 
-// StagingSystems lists every staging system in measuring order.
+// StagingSystems lists every staging system in the order of a round's first turn.
 var StagingSystems = []string{StageRPC, StageRPCNoHash, StageRawTCP, StageCp, StageUCXSM, StageUCXTCP}
+
+// stagingOrder is the order in which round rep measures the systems: a shuffle of
+// StagingSystems seeded by rep (the warm-up round, 0, keeps their order), with rpc's
+// hash-off twin right after rpc in every round, so that no system always follows the
+// same one. What a staging leaves behind (page cache freed, memory a VM handed back to
+// its host) changes the time of the next: with a fixed order, the ucx DTL at 1 GiB took
+// 0.49 s after one system and 0.77 s after another.
+func stagingOrder(rep int) []string {
+	var units [][]string
+	for _, sys := range StagingSystems {
+		switch sys {
+		case StageRPCNoHash:
+		case StageRPC:
+			units = append(units, []string{sys, StageRPCNoHash})
+		default:
+			units = append(units, []string{sys})
+		}
+	}
+	if rep > 0 {
+		r := rand.New(rand.NewPCG(uint64(rep), 0))
+		r.Shuffle(len(units), func(i, j int) { units[i], units[j] = units[j], units[i] })
+	}
+	return slices.Concat(units...)
+}
 
 // StagingLabel names a staging system in tables and legends.
 var StagingLabel = map[string]string{
@@ -284,7 +309,8 @@ func (s *StagingRun) Close() {
 }
 
 // Measure stages a file of mib MiB reps times with every system, after one
-// untimed warm-up round; the systems take turns within each round. Every
+// untimed warm-up round; the systems take turns within each round, in an order that
+// changes from round to round (stagingOrder). Every
 // copy is checked (size and CRC-32C) outside the timed part and removed.
 func (s *StagingRun) Measure(mib int64, reps int) (StagingPoint, error) {
 	n := mib << 20
@@ -317,7 +343,7 @@ func (s *StagingRun) Measure(mib int64, reps int) (StagingPoint, error) {
 	secs := map[string][]float64{}
 	var waits []float64
 	for rep := 0; rep <= reps; rep++ {
-		for _, sys := range StagingSystems {
+		for _, sys := range stagingOrder(rep) {
 			var dest string
 			var op func() error
 			switch sys {

@@ -1,6 +1,9 @@
 package bench
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestStaging stages a small file with every system (four agent pairs and
 // the two baselines, each copy checked) and looks it up at every locator
@@ -40,5 +43,35 @@ func TestStaging(t *testing.T) {
 			t.Errorf("locator %s: %+v", l.Level, l.Median)
 		}
 		t.Logf("locator %s: median %s us", l.Level, l.Median.Format("%.1f"))
+	}
+}
+
+// TestStagingOrder: every round measures every system once, the warm-up round in
+// StagingSystems' order, the hash-off pair always right after rpc; over the seven
+// measured rounds of a report, each system follows at least three different ones.
+func TestStagingOrder(t *testing.T) {
+	if got := stagingOrder(0); !slices.Equal(got, StagingSystems) {
+		t.Errorf("warm-up round: %v, want %v", got, StagingSystems)
+	}
+	preds := map[string]map[string]bool{}
+	for rep := 1; rep <= 7; rep++ {
+		got := stagingOrder(rep)
+		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(StagingSystems))) {
+			t.Fatalf("round %d: %v is not a permutation of %v", rep, got, StagingSystems)
+		}
+		if i := slices.Index(got, StageRPC); i+1 >= len(got) || got[i+1] != StageRPCNoHash {
+			t.Errorf("round %d: %v, the hash-off pair not right after rpc", rep, got)
+		}
+		for i := 1; i < len(got); i++ {
+			if preds[got[i]] == nil {
+				preds[got[i]] = map[string]bool{}
+			}
+			preds[got[i]][got[i-1]] = true
+		}
+	}
+	for _, sys := range StagingSystems {
+		if sys != StageRPCNoHash && len(preds[sys]) < 3 {
+			t.Errorf("%s follows only %v over seven rounds", sys, preds[sys])
+		}
 	}
 }
