@@ -9,13 +9,13 @@ import (
 // goroutines of its own: one writes each slot a piece of hashPiece bytes at a time
 // (writeSparse), the other hashes each piece once it is written (while it is still in
 // cache from the write) and acknowledges a slot once its last piece is hashed, after
-// which the producer may overwrite it. In the bench's rounds, pieces of 128 KiB staged
-// 1 GiB in 0.56 s where pieces of 256 KiB took 0.76-0.79 s, on a VM that hands freed
-// memory back to its host (free page reporting): the larger writes into the page cache
-// met more pages that the host had to fault in again. Pieces of 64 KiB were slower at
-// 256 MiB. The write and the hash of a slot
-// overlap each other, the producer's read of the next slot, and the wait for its ready
-// message.
+// which the producer may overwrite it. The write and the hash of a slot overlap each
+// other, the producer's read of the next slot, and the wait for its ready message.
+//
+// In the bench's rounds, pieces of 128 KiB staged 1 GiB in 0.56 s where pieces of
+// 256 KiB took 0.76-0.79 s, on a VM that hands freed memory back to its host (free page
+// reporting): the larger writes into the page cache met more pages that the host had to
+// fault in again. Pieces of 64 KiB were slower at 256 MiB.
 type slotDrain struct {
 	slots  chan span // whole slots, from the caller to the writer
 	pieces chan span // written pieces, from the writer to the hasher

@@ -315,7 +315,7 @@ func (d *download) commit(n int64) error {
 // After a failure it removes the temporary file, so no partial file is ever left.
 func (d *download) end(err error) {
 	if d.back != nil {
-		d.back.close() // before the hasher: it hands the hasher every range
+		d.back.close() // its goroutine reads tmp: it ends before tmp is removed
 	}
 	if d.stop() && err == nil && d.clean {
 		d.a.peers.put(d.meta.Owner, d.c)
