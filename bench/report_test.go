@@ -117,3 +117,30 @@ func TestMergeLaunches(t *testing.T) {
 		t.Errorf("MPI GB/s median %v, want %v", g.Median, float64(4<<20)/2*1e-9)
 	}
 }
+
+// TestHashShareTarget: the hash's added share is met only when it lies in [0, 0.10); a
+// negative one (the noise between the two pairs exceeded the hash's cost) says so and
+// is not met.
+func TestHashShareTarget(t *testing.T) {
+	for _, c := range []struct {
+		share    float64
+		met      bool
+		measured string
+	}{
+		{0.05, true, "0.050 (hash alone: 0.600; left after the last byte: 0.001)"},
+		{0.176, false, "0.176 (hash alone: 0.600; left after the last byte: 0.001)"},
+		{-0.204, false, "-0.204 (hash alone: 0.600; left after the last byte: 0.001), negative: not settled by this run"},
+	} {
+		r := &Results{Staging: []StagingPoint{{MiB: 1024, HashAddedShare: c.share, HashShare: 0.6, HashWaitShare: 0.001,
+			Seconds: map[string]Summary{StageRPC: Summarize([]float64{1}), StageRPCNoHash: Summarize([]float64{1})}}}}
+		var got *target
+		for _, tg := range targets(r) {
+			if strings.HasPrefix(tg.what, "content hash's added time") {
+				got = &tg
+			}
+		}
+		if got == nil || got.met != c.met || got.measured != c.measured {
+			t.Errorf("share %.3f: %+v, want met %v, measured %q", c.share, got, c.met, c.measured)
+		}
+	}
+}
