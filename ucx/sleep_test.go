@@ -1,6 +1,10 @@
 package ucx
 
 import (
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,5 +75,58 @@ func TestWaitSleeps(t *testing.T) {
 				t.Fatalf("waiting %v used %v of CPU: the waiter is not sleeping", wall, cpu)
 			}
 		})
+	}
+}
+
+// TestWaitParksGoroutine checks that a waiter with nothing to do is parked in Go's
+// network poller ("IO wait"), not blocked in a system call holding one of the process's
+// GOMAXPROCS ("syscall"), and that several waiters on one worker sleep at once, each
+// woken by Signal.
+func TestWaitParksGoroutine(t *testing.T) {
+	n := newNode(t, "tcp")
+	var stop atomic.Bool
+	const waiters = 3
+	done := make(chan error, waiters)
+	for range waiters {
+		go func() { done <- n.w.WaitTimeout(testTimeout, stop.Load) }()
+	}
+	// The waiters' states, from the stacks of every goroutine sleeping in Worker.sleep.
+	states := func() []string {
+		buf := make([]byte, 1<<20)
+		var out []string
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "ucx.(*Worker).sleep") {
+				head, _, _ := strings.Cut(g, "\n")
+				_, st, _ := strings.Cut(head, "[")
+				st, _, _ = strings.Cut(st, "]")
+				st, _, _ = strings.Cut(st, ",") // "IO wait, 2 minutes"
+				out = append(out, st)
+			}
+		}
+		return out
+	}
+	// Settled: every waiter inside sleep and none of them between two states.
+	settled := func(sts []string) bool {
+		return len(sts) == waiters && !slices.Contains(sts, "runnable") && !slices.Contains(sts, "running")
+	}
+	deadline := time.Now().Add(testTimeout)
+	var got []string
+	for got = states(); !settled(got) && time.Now().Before(deadline); got = states() {
+		runtime.Gosched()
+	}
+	for _, st := range got {
+		if st != "IO wait" {
+			t.Errorf("a waiter sleeps in state %q, want \"IO wait\"", st)
+		}
+	}
+	if len(got) != waiters {
+		t.Errorf("%d waiters asleep at once, want %d", len(got), waiters)
+	}
+	stop.Store(true)
+	n.w.Signal()
+	for range waiters {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

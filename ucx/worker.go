@@ -6,6 +6,7 @@ package ucx
 import "C"
 
 import (
+	"os"
 	"sync"
 	"unsafe"
 )
@@ -45,6 +46,11 @@ type Worker struct {
 	mu   sync.Mutex // serialises UCX calls unless mode is ThreadMulti
 	h    C.ucp_worker_h
 	efd  int
+	// sleepers holds idle duplicates of efd in Go's network poller, one per waiter
+	// at a time (wait.go); sleepClosed is set when the worker closes.
+	sleepMu     sync.Mutex
+	sleepers    []*os.File
+	sleepClosed bool
 	// pending holds started requests not yet finished, so that Close can
 	// release them: UCX aborts when a worker dies with unreleased requests.
 	pendMu  sync.Mutex
@@ -149,6 +155,7 @@ func (w *Worker) Close() error {
 	}
 	w.pending = nil
 	w.pendMu.Unlock()
+	w.closeSleepers()
 	C.ucp_worker_destroy(h)
 	w.h = nil
 	return nil
