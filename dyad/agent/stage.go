@@ -176,6 +176,8 @@ type download struct {
 	back *readBack
 	// clean says that the owner ended its reply: the connection may serve another fetch.
 	clean bool
+	// header is the owner's header message.
+	header *wire.Msg
 }
 
 // startDownload sends req to the owner over an authenticated connection (a pooled one
@@ -228,7 +230,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 		}
 		break
 	}
-	d.tmp = tmp // from here d.end removes it on failure
+	d.tmp, d.header = tmp, h // from here d.end removes tmp on failure
 	fail := func(err error) (*download, error) {
 		d.end(err)
 		return nil, err

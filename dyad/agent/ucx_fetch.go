@@ -32,7 +32,6 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 	}
 	reuse := false
 	defer func() { un.putWindow(win, reuse) }()
-	defer un.progress()()
 
 	req := &wire.Msg{Op: wire.OpFetchUCX, Path: meta.Path, Version: meta.Version,
 		Win: &wire.Window{Worker: un.addr, Addr: win.mem.Addr(), Rkey: win.rkey, SlotSize: un.slot, Slots: un.slots}}
@@ -41,6 +40,12 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 		return 0, err
 	}
 	defer func() { d.end(err) }()
+	if d.header.Puts {
+		// The owner says so before its first put, which lands only as this worker
+		// progresses. Over shared memory it writes into its own mapping of the window
+		// instead: a progress goroutine would only take a core from the transfer.
+		defer un.progress()()
+	}
 	// Registered after the window's release and the download's end, so it runs before
 	// them: neither goroutine of the drain touches the window or the connection after.
 	s := startSlotDrain(d.tmp, d.content, int(un.slots), func(off int64) error {

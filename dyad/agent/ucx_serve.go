@@ -91,20 +91,29 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		}()
 		defer func() { srcOK = keyOK }()
 	}
-	// The header goes out in one write with the first ready message (or the end), so that
-	// the consumer wakes once for both.
+	// Into a mapped window, the header goes out in one write with the first ready message
+	// (or the end), so that the consumer wakes once for both. Before puts, it goes out
+	// at once: the consumer's worker must progress for the first put to land.
 	var frames bytes.Buffer
-	if err := wire.Write(&frames, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: m.Path, Size: plan.size}}); err != nil {
+	if err := wire.Write(&frames, &wire.Msg{Op: wire.OpHeader, Meta: &wire.Meta{Path: m.Path, Size: plan.size}, Puts: mapped == nil}); err != nil {
 		return 0, err
 	}
-	send := func(m *wire.Msg) error {
+	flush := func() error {
 		c.SetWriteDeadline(time.Now().Add(a.opts.IdleTimeout))
-		if err := wire.Write(&frames, m); err != nil {
-			return err
-		}
 		_, err := c.Write(frames.Bytes())
 		frames.Reset()
 		return err
+	}
+	if mapped == nil {
+		if err := flush(); err != nil {
+			return 0, err
+		}
+	}
+	send := func(m *wire.Msg) error {
+		if err := wire.Write(&frames, m); err != nil {
+			return err
+		}
+		return flush()
 	}
 	var sent int64
 	var unacked []int64 // offsets of the chunks put and not yet acknowledged, oldest first

@@ -114,6 +114,10 @@ type Msg struct {
 	Counters   map[string]int64 `msgpack:"ctr,omitempty"`
 	// Win is the consumer's window of an OpFetchUCX.
 	Win *Window `msgpack:"win,omitempty"`
+	// Puts, in the header of a ucx reply, says that the owner puts the chunks into the
+	// window (over the network) rather than reading them into its own mapping of it: the
+	// consumer's worker must then progress for them to land.
+	Puts bool `msgpack:"puts,omitempty"`
 	// Off and Len place a chunk in the file (OpReady, OpAck); int64, so files of any size.
 	Off int64 `msgpack:"off,omitempty"`
 	Len int64 `msgpack:"len,omitempty"`
