@@ -87,7 +87,7 @@ func (w *Worker) arm() (bool, error) {
 // deadline comes. It waits in Go's network poller on a duplicate of the fd of its own:
 // blocked in poll(2), a thread would keep one of the process's GOMAXPROCS until the
 // runtime noticed, and a process that stages with 2 of them then ran its transfer on
-// the other alone (a 16 MiB ucx staging took 11-12 ms instead of 8-10).
+// the other alone (a 16 MiB ucx staging took 11-12 ms instead of 9.4-10.6).
 func (w *Worker) sleep(ctx context.Context) error {
 	d := maxSleep
 	if dl, ok := ctx.Deadline(); ok {
