@@ -56,11 +56,12 @@ func (a *Agent) serveLocal(c *gated) {
 func (a *Agent) serveStage(c net.Conn, m *wire.Msg) (again bool, err error) {
 	// The staging ends when the client goes away: a read on c sees it (the client sends
 	// nothing else meanwhile). The read is stopped before the reply, so that it never
-	// takes a byte of the client's next request.
+	// takes a byte of the client's next request. It starts only once the staging outlasts
+	// watchAfter: most end sooner, and stopping a read costs two goroutine wake-ups.
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	watched := make(chan bool, 1)
-	go func() {
+	watch := time.AfterFunc(watchAfter, func() {
 		var b [1]byte
 		_, err := c.Read(b[:])
 		quiet := errors.Is(err, os.ErrDeadlineExceeded)
@@ -68,8 +69,11 @@ func (a *Agent) serveStage(c net.Conn, m *wire.Msg) (again bool, err error) {
 			cancel()
 		}
 		watched <- quiet
-	}()
+	})
 	stopWatch := func() bool {
+		if watch.Stop() {
+			return true // never started
+		}
 		c.SetReadDeadline(time.Unix(1, 0))
 		quiet := <-watched
 		c.SetReadDeadline(time.Time{})
@@ -346,3 +350,6 @@ func (a *Agent) stageRequest(ctx context.Context, m *wire.Msg) (*wire.Msg, error
 	reply.Meta = clientMeta(rec)
 	return reply, nil
 }
+
+// watchAfter is how long a staging runs before its agent watches for the client going away.
+const watchAfter = 2 * time.Millisecond

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
 // TestReadBack: the ranges of a file that the rpc DTL filled in the kernel, read back for
-// the content tager in the order they arrived, hash to the content tag of the whole,
-// whatever the range sizes; a range past the end of the file is an error, not a short hash.
+// the content tag in the order they arrived (through a mapping of the file, and by reads
+// where it cannot be mapped), hash to the content tag of the whole, whatever the range
+// sizes; a range past the end of the file is an error, not a short hash.
 func TestReadBack(t *testing.T) {
 	data := make([]byte, 3<<20+17)
 	for i := range data {
@@ -28,30 +30,60 @@ func TestReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := int64(len(data))
-	for _, span := range []int64{4097, hashPiece - 1, hashPiece, 1 << 20, n} {
-		c := newContentHasher(testMAC())
-		r := startReadBack(f, c)
-		for off := int64(0); off < n; off += span {
-			r.add(off, min(span, n-off))
+	for _, tc := range []struct {
+		name  string
+		start func(*contentHasher) *readBack
+		past  error // what a range past the end gives
+	}{
+		{"mapped", func(c *contentHasher) *readBack { return startReadBack(f, c, n) }, io.ErrUnexpectedEOF},
+		{"read", func(c *contentHasher) *readBack { return runReadBack(f, c, nil) }, io.EOF},
+	} {
+		for _, span := range []int64{4097, hashPiece - 1, hashPiece, 1 << 20, n} {
+			c := newContentHasher(testMAC())
+			r := tc.start(c)
+			for off := int64(0); off < n; off += span {
+				r.add(off, min(span, n-off))
+			}
+			if err := r.close(); err != nil {
+				t.Fatalf("%s, ranges of %d: %v", tc.name, span, err)
+			}
+			if err := r.close(); err != nil {
+				t.Fatalf("%s, ranges of %d, second close: %v", tc.name, span, err)
+			}
+			if got := c.Sum(); !bytes.Equal(got, want) {
+				t.Errorf("%s, ranges of %d: hash %x, want %x", tc.name, span, got, want)
+			}
 		}
-		if err := r.close(); err != nil {
-			t.Fatalf("ranges of %d: %v", span, err)
-		}
-		if err := r.close(); err != nil {
-			t.Fatalf("ranges of %d, second close: %v", span, err)
-		}
-		if got := c.Sum(); !bytes.Equal(got, want) {
-			t.Errorf("ranges of %d: hash %x, want %x", span, got, want)
+
+		r := tc.start(newContentHasher(testMAC()))
+		r.add(0, 1<<20)
+		r.add(n-10, 20) // 10 bytes past the end
+		r.add(n, 5)     // after a failure, ranges are drained, not read
+		if err := r.close(); !errors.Is(err, tc.past) {
+			t.Fatalf("%s: a range past the end: close = %v, want %v", tc.name, err, tc.past)
 		}
 	}
+}
 
-	c := newContentHasher(testMAC())
-	r := startReadBack(f, c)
-	r.add(0, 1<<20)
-	r.add(n-10, 20) // 10 bytes past the end
-	r.add(n, 5)     // after a failure, ranges are drained, not read
-	if err := r.close(); !errors.Is(err, io.EOF) {
-		t.Fatalf("a range past the end: close = %v, want io.EOF", err)
+// TestReadBackShrunk: a file cut short under the mapping (by someone else with access to
+// the managed directory) fails the read-back with an error; the agent does not crash.
+func TestReadBackShrunk(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "staged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const n = 1 << 20
+	if _, err := f.Write(make([]byte, n)); err != nil {
+		t.Fatal(err)
+	}
+	r := startReadBack(f, newContentHasher(testMAC()), n)
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	r.add(0, n)
+	if err := r.close(); err == nil || !strings.Contains(err.Error(), "changed under the staging") {
+		t.Fatalf("read back of a file cut short: close = %v, want a fault reported", err)
 	}
 }
 

@@ -104,10 +104,11 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int6
 	defer func() { d.end(err) }()
 	// The bytes go from the socket into the file in the kernel (splice, as a plain
 	// io.Copy from a socket to a file does): no pass through user space on the receiving
-	// path. The content hash reads each range back from the page cache on a goroutine of
-	// its own, beside the transfer (not at all when the hash is off: it is the only reader).
+	// path. The content hash reads each range in the page cache, through a mapping of the
+	// file, on a goroutine of its own, beside the transfer (not at all when the hash is
+	// off: it is the only reader).
 	if !a.opts.SkipContentHash {
-		d.back = startReadBack(d.tmp, d.content)
+		d.back = startReadBack(d.tmp, d.content, meta.Size)
 	}
 	for {
 		d.idle()
@@ -280,6 +281,17 @@ func (d *download) commit(n int64) error {
 	if n != d.meta.Size {
 		return fmt.Errorf("got %d bytes, want %d", n, d.meta.Size)
 	}
+	// Size and mode are set while the hash may still be finishing: they publish nothing
+	// before the rename.
+	if err := d.tmp.Truncate(n); err != nil {
+		return err
+	}
+	// The staged copy keeps the source's mode (the temporary file is 0600).
+	if d.meta.Mode != 0 {
+		if err := d.tmp.Chmod(os.FileMode(d.meta.Mode).Perm()); err != nil {
+			return err
+		}
+	}
 	// The checks ran beside the transfer; what is left of them after the last byte (the
 	// ranges still being read back) is their whole cost to the staging time.
 	t0 := time.Now()
@@ -292,15 +304,6 @@ func (d *download) commit(n int64) error {
 	d.a.ctr.hashWaitNs.Add(time.Since(t0).Nanoseconds())
 	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content checksum: tag %x, the signed record names %x (not the bytes published)", h, d.meta.Hash)
-	}
-	if err := d.tmp.Truncate(n); err != nil {
-		return err
-	}
-	// The staged copy keeps the source's mode (the temporary file is 0600).
-	if d.meta.Mode != 0 {
-		if err := d.tmp.Chmod(os.FileMode(d.meta.Mode).Perm()); err != nil {
-			return err
-		}
 	}
 	// Renamed while open: its lock (createTemp) lasts as long as its temporary name.
 	if err := os.Rename(d.tmp.Name(), d.dest); err != nil {

@@ -9,9 +9,9 @@ import (
 // contentHasher checks a download against the content tag the signed record names. The
 // DTLs feed it beside the transfer, on a goroutine of their own, so that checking the
 // bytes already received overlaps receiving the next ones instead of adding to the
-// staging time, and no second pass over the file is needed: the rpc DTL reads each range
-// back from the page cache (hashAt), the ucx DTL hashes each window slot after writing it
-// (Write). The record's CRC-32C is not recomputed here: the owner's agent checked it
+// staging time, and no second pass over the file is needed: the rpc DTL hashes each range
+// in the page cache through a mapping of the file (readBack), the ucx DTL hashes each
+// window slot after writing it (Write). The record's CRC-32C is not recomputed here: the owner's agent checked it
 // against the same bytes it tagged when it published, and the signed tag is the stronger
 // check of the two, so a second pass would only cost time.
 type contentHasher struct {
@@ -43,8 +43,8 @@ func (c *contentHasher) Write(p []byte) {
 }
 
 // hashAt hashes the n bytes at off in f on the calling goroutine, each piece right after
-// reading it, while it is in this core's cache: for a file that the kernel fills (the
-// rpc DTL splices the socket into it), one copy out of the page cache. Bytes missing
+// reading it, while it is in this core's cache: the read-back of a file that cannot be
+// mapped. Bytes missing
 // from the file are an error (io.EOF or io.ErrUnexpectedEOF), never a shorter hash.
 func (c *contentHasher) hashAt(f *os.File, off, n int64) error {
 	bp := readBufs.Get().(*[]byte)
