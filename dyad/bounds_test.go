@@ -2,6 +2,7 @@ package dyad_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -103,6 +104,35 @@ func TestStagingStopsAtClientDeadline(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(cons.dir, "slow.bin")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("file staged after its deadline: %v", err)
+	}
+}
+
+// TestStagingStopsWhenClientGoes: a client that goes away mid-staging (its context ends,
+// its connection closes) stops the staging at once: the temporary file goes, and no file
+// is staged, long before the transfer timeout or the slow producer would end it.
+func TestStagingStopsWhenClientGoes(t *testing.T) {
+	prod := startNode(t, "", func(o *agent.Options) { o.ChunkSize, o.ChunkDelay = 64<<10, 300*time.Millisecond })
+	cons := startNode(t, prod.agent.KVSEndpoint(), nil)
+	produce(t, prod, "slow.bin", randBytes(2<<20, 34)) // 32 chunks: about 10 s
+	c := newClient(t, cons.dir, cons.socket, func(c *dyad.Config) { c.TransferTimeout = time.Minute })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ConsumeVersion(ctx, "slow.bin", 0)
+		done <- err
+	}()
+	start := time.Now()
+	awaitDir(t, cons.dir, 30*time.Second, "the staging began", func() bool { return tempGrown(cons.dir, "slow.bin", 0) })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("consume after its context ended: %v, want context.Canceled", err)
+	}
+	awaitDir(t, cons.dir, 8*time.Second-time.Since(start), "the staging stopped after its client went away", func() bool {
+		ms, _ := filepath.Glob(filepath.Join(cons.dir, dyad.TempPattern("slow.bin")))
+		return len(ms) == 0
+	})
+	if _, err := os.Stat(filepath.Join(cons.dir, "slow.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file staged after its client went away: %v", err)
 	}
 }
 
