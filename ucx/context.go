@@ -47,6 +47,8 @@ type Context struct {
 // NewContext initialises UCP. The UCX_* environment variables are honoured;
 // opts.Config (which may be nil) overrides them.
 func NewContext(opts *Options) (*Context, error) {
+	envMu.Lock()
+	defer envMu.Unlock()
 	var cfg *C.ucp_config_t
 	if err := statusErr("config_read", C.ucp_config_read(nil, nil, &cfg)); err != nil {
 		return nil, err

@@ -64,7 +64,10 @@ func (c *Context) NewWorker(mode ThreadMode) (*Worker, error) {
 		return nil, err
 	}
 	w := &Worker{ctx: c, mode: mode, pending: map[*Request]struct{}{}}
-	if err := statusErr("worker_create", C.cu_worker_create(ch, mode.c(), &w.h)); err != nil {
+	envMu.Lock() // the transports read their settings from the environment here
+	err = statusErr("worker_create", C.cu_worker_create(ch, mode.c(), &w.h))
+	envMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	var fd C.int

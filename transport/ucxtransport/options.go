@@ -3,7 +3,6 @@ package ucxtransport
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -68,15 +67,8 @@ func (o *Options) check() error {
 	}
 	if o.UCX == nil {
 		o.UCX = defaultUCX(os.Getenv("UCX_TLS"))
-		// Through the environment, which ucp_config_read takes in: UCX 1.13
-		// applies tcp settings given by ucp_config_modify to no transport and
-		// warns of them as invalid.
-		for k, v := range tcpBuffers(os.Getenv("UCX_TLS"), os.LookupEnv) {
-			os.Setenv("UCX_"+k, v)
-		}
-		for k, v := range rndvDefaults(os.LookupEnv) {
-			os.Setenv("UCX_"+k, v)
-		}
+		ucx.SetEnv(ucx.TCPDefaults(os.Getenv("UCX_TLS"), os.LookupEnv))
+		ucx.SetEnv(rndvDefaults(os.LookupEnv))
 	}
 	return nil
 }
@@ -96,40 +88,6 @@ func defaultUCX(tls string) *ucx.Options {
 	}
 	o.ErrMode = ucx.ErrModePeer
 	return o
-}
-
-// tcpSocketBuffer is the send and receive buffer size of UCX's tcp sockets
-// unless UCX_TCP_SNDBUF / UCX_TCP_RCVBUF say otherwise. With the kernel's
-// default ("auto") a block of several MiB crosses loopback in many small
-// steps, each waiting for the peer to wake and drain its socket; with 4 MiB
-// the 64 MiB exchange over tcp measured 1.4-1.7 times faster, on a par
-// with raw MPI over the tcp BTL.
-const tcpSocketBuffer = "4M"
-
-// tcpTxSeg and tcpRxSeg are the segment sizes of UCX's tcp transport
-// unless UCX_TCP_TX_SEG_SIZE / UCX_TCP_RX_SEG_SIZE say otherwise (UCX
-// defaults to 8 KiB and 64 KiB): the 256 MiB exchange over tcp measured
-// 1.15-1.6 times faster with these, in each of three interleaved runs.
-const (
-	tcpTxSeg = "64K"
-	tcpRxSeg = "256K"
-)
-
-// tcpBuffers returns the UCX settings of the tcp socket buffers and
-// segments that the environment (read through lookup) leaves unset, when
-// UCX_TLS names tcp: UCX warns of settings that no transport in use reads.
-func tcpBuffers(tls string, lookup func(string) (string, bool)) map[string]string {
-	cfg := map[string]string{}
-	if !slices.Contains(strings.Split(strings.ReplaceAll(tls, " ", ""), ","), "tcp") {
-		return cfg
-	}
-	for k, v := range map[string]string{"TCP_SNDBUF": tcpSocketBuffer, "TCP_RCVBUF": tcpSocketBuffer,
-		"TCP_TX_SEG_SIZE": tcpTxSeg, "TCP_RX_SEG_SIZE": tcpRxSeg} {
-		if _, set := lookup("UCX_" + k); !set {
-			cfg[k] = v
-		}
-	}
-	return cfg
 }
 
 // rndvScheme is UCX's rendezvous scheme unless UCX_RNDV_SCHEME says
