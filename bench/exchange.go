@@ -152,7 +152,7 @@ func RunExchange(bin string, mib int64, reps int, env []string, timeout time.Dur
 	if err != nil {
 		return ExchangePoint{}, err
 	}
-	r := mpilaunch.Launch(timeout, apps...)
+	r := mpilaunch.LaunchWith(timeout, launchEnv, apps...)
 	if r.Err != nil {
 		var msg strings.Builder
 		for _, f := range mpilaunch.Failures(r.Output) {

@@ -1,10 +1,21 @@
 package bench
 
+import "github.com/couplet-hpc/couplet/internal/mpilaunch"
+
 // Each throughput case runs in several separate launches, so that one
 // launch that ran alongside other work, or that a page-cache or placement
 // accident favoured, cannot make a number: the report gives the median of
 // the launch medians with the spread across launches. Ratios are taken
 // between those medians.
+
+// launchEnv is mpirun's part of every MPI launch of the bench: ranks bound to cores,
+// round-robin. Open MPI binds no rank of a job with more ranks than cores, and the
+// kernel then moves ranks between cores as they sleep and wake: case 1 at 256 MiB read
+// couplet / raw MPI 0.90-0.96 in six such launches against 0.96-1.03 in six bound ones
+// (interleaved, and raw MPI itself ran faster and steadier bound), and at 1 GiB 0.77-0.96
+// against 0.92-1.01 in four of each. Separate launches (case 6a) bind alike, so writers
+// and readers sit where one MPMD launch puts them.
+var launchEnv = []string{mpilaunch.BindCores}
 
 // mergeExchange combines case-1 points of one size from separate launches.
 func mergeExchange(ps []ExchangePoint) ExchangePoint {

@@ -97,7 +97,7 @@ func RunReplay(bin string, w ReplayWorkload, env []string, timeout time.Duration
 	args := []string{"-cfg", cfg, "-dir", dir, "-cycles", strconv.Itoa(w.Cycles), "-nvars", strconv.Itoa(w.NVars),
 		"-nz", strconv.FormatInt(w.NZ, 10), "-ny", strconv.FormatInt(w.NY, 10), "-nx", strconv.FormatInt(w.NX, 10),
 		"-wblocks", strconv.FormatInt(w.WBlocks, 10)}
-	r := mpilaunch.Launch(timeout, mpilaunch.App{NP: Writers, Prog: bin, Args: args, Env: env}, mpilaunch.App{NP: Readers, Prog: bin, Args: args, Env: env})
+	r := mpilaunch.LaunchWith(timeout, launchEnv, mpilaunch.App{NP: Writers, Prog: bin, Args: args, Env: env}, mpilaunch.App{NP: Readers, Prog: bin, Args: args, Env: env})
 	if r.Err != nil {
 		return nil, launchError("replay cycles", r)
 	}

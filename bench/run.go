@@ -102,7 +102,7 @@ func Run(o Options) (*Results, error) {
 	}
 	o.Launches = max(o.Launches, 1)
 	start := time.Now()
-	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(o.MCA), MemcpyBytes: o.MemcpyBytes, LoadStart: loadAvg()}
+	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(append(slices.Clone(o.MCA), launchEnv...)), MemcpyBytes: o.MemcpyBytes, LoadStart: loadAvg()}
 	has := func(id int) bool { return slices.Contains(o.Cases, id) }
 	steps := 1
 	if has(CaseArray) || has(CaseUCX) {

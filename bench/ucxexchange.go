@@ -129,7 +129,7 @@ func (u *ucxRun) launchMPI(mib int64, reps int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := mpilaunch.Launch(u.timeout, apps...)
+	r := mpilaunch.LaunchWith(u.timeout, launchEnv, apps...)
 	if r.Err != nil {
 		return "", launchError(fmt.Sprintf("coupled exchange over MPI, %d MiB", mib), r)
 	}
@@ -144,7 +144,7 @@ func (u *ucxRun) launchRawTCP(mib int64, reps int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := mpilaunch.Launch(u.timeout, apps...)
+	r := mpilaunch.LaunchWith(u.timeout, launchEnv, apps...)
 	if r.Err != nil {
 		return "", launchError(fmt.Sprintf("raw MPI exchange over tcp, %d MiB", mib), r)
 	}
@@ -170,7 +170,7 @@ func (u *ucxRun) launchUCX(mib int64, reps int, tls string) (string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i] = mpilaunch.Launch(u.timeout, a)
+			res[i] = mpilaunch.LaunchWith(u.timeout, launchEnv, a)
 		}()
 	}
 	wg.Wait()

@@ -34,6 +34,11 @@ var PlatformEnv = []string{
 	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
 }
 
+// BindCores, in mpirun's environment (LaunchWith), binds each rank to a core, round-robin,
+// where ranks outnumber cores too: Open MPI binds no rank of an oversubscribed job
+// otherwise, and the kernel then moves ranks between cores as they sleep and wake.
+const BindCores = "OMPI_MCA_hwloc_base_binding_policy=core:overload-allowed"
+
 // tmpdirVar sets the base of mpirun's session directory.
 const tmpdirVar = "OMPI_MCA_orte_tmpdir_base"
 
@@ -70,7 +75,11 @@ func Args(apps ...App) []string {
 
 // Launch runs apps under mpirun and reports the outcome without touching a
 // test. On timeout it terminates mpirun and every process it started.
-func Launch(timeout time.Duration, apps ...App) Result {
+func Launch(timeout time.Duration, apps ...App) Result { return LaunchWith(timeout, nil, apps...) }
+
+// LaunchWith is Launch with mpirunEnv (KEY=VALUE) added to mpirun's own environment:
+// settings of the whole job (binding, mapping) go there, not to an application's Env.
+func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -78,7 +87,7 @@ func Launch(timeout time.Duration, apps ...App) Result {
 		return Result{Err: errors.New("mpilaunch: no applications to launch")}
 	}
 	cmd := exec.Command("mpirun", Args(apps...)...)
-	cmd.Env = append(os.Environ(), PlatformEnv...)
+	cmd.Env = append(append(os.Environ(), PlatformEnv...), mpirunEnv...)
 	if _, set := os.LookupEnv(tmpdirVar); !set {
 		// Open MPI 4's mpirun fails its start ("File exists") when another
 		// one creates the session directory under the same base at the same

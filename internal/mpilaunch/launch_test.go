@@ -2,6 +2,8 @@ package mpilaunch
 
 import (
 	"os/exec"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +32,53 @@ func TestConcurrentLaunches(t *testing.T) {
 		for _, r := range res {
 			if r.Err != nil {
 				t.Fatalf("launch failed: %v\n%s", r.Err, tail(r.Output, 20))
+			}
+		}
+	}
+}
+
+// TestLaunchWithBindsCores: BindCores in mpirun's environment binds each rank of a job
+// with more ranks than cores to one core, round-robin; without it, Open MPI binds none.
+func TestLaunchWithBindsCores(t *testing.T) {
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("no mpirun")
+	}
+	ncpu := runtime.NumCPU()
+	np := 2 * ncpu // oversubscribed, as the bench's jobs are
+	app := App{NP: np, Prog: "grep", Args: []string{"Cpus_allowed_list", "/proc/self/status"}}
+	allowed := func(r Result) map[int]string {
+		t.Helper()
+		if r.Err != nil {
+			t.Fatalf("launch failed: %v\n%s", r.Err, tail(r.Output, 20))
+		}
+		got := map[int]string{}
+		for rank := range np {
+			for _, l := range RankLines(r.Output, rank) {
+				if list, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+					got[rank] = strings.TrimSpace(list)
+				}
+			}
+		}
+		if len(got) != np {
+			t.Fatalf("%d ranks reported, want %d:\n%s", len(got), np, r.Output)
+		}
+		return got
+	}
+	bound := allowed(LaunchWith(time.Minute, []string{BindCores}, app))
+	cores := map[string]int{}
+	for rank, list := range bound {
+		if strings.ContainsAny(list, ",-") {
+			t.Errorf("bound: rank %d may run on CPUs %s, want one", rank, list)
+		}
+		cores[list]++
+	}
+	if len(cores) != ncpu {
+		t.Errorf("bound: ranks on %v, want %d cores with %d ranks each", cores, ncpu, np/ncpu)
+	}
+	if ncpu > 1 {
+		for rank, list := range allowed(Launch(time.Minute, app)) {
+			if !strings.ContainsAny(list, ",-") {
+				t.Errorf("unbound: rank %d may run on CPU %s only, want every CPU", rank, list)
 			}
 		}
 	}
