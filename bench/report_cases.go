@@ -112,9 +112,9 @@ func writeStaging(w io.Writer, r *Results) {
 	}
 	p("")
 	p("\"Hash added\" is the hash's measured cost to a staging: per round, the rpc staging's time less")
-	p("that of the hash-off pair right before or after it (the Targets table reads it at 1 GiB). \"Hash alone\" is")
-	p("what hashing the file would cost if it did not overlap the transfer at all, and \"left after the")
-	p("last byte\" is what the staging waited for the hash once every byte had arrived.")
+	p("that of the hash-off pair right before or after it (the Targets table reads it at 1 GiB).")
+	p("\"Hash alone\" is what hashing the file would cost if it did not overlap the transfer at all, and")
+	p("\"left after the last byte\" is what the staging waited for the hash once every byte had arrived.")
 	p("")
 }
 

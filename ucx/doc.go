@@ -3,9 +3,10 @@
 // registration with remote keys, RMA put/get, tagged send/receive and flush.
 //
 // Waiting is event driven: Worker.Wait progresses the worker, arms it
-// (ucp_worker_arm) and parks the goroutine in Go's network poller on the worker's
-// event fd, so a goroutine waiting for data costs no CPU and holds no thread. Every wait has a deadline and ends
-// in an error wrapping ErrTimeout rather than hanging.
+// (ucp_worker_arm) and parks the goroutine in Go's network poller on the
+// worker's event fd, so a goroutine waiting for data costs no CPU and holds no
+// thread. Every wait has a deadline and ends in an error wrapping ErrTimeout
+// rather than hanging.
 //
 // Nonblocking operations return a *Request. Go memory handed to UCX stays
 // pinned (runtime.Pinner) until the request completes, and UCX callbacks only

@@ -11,9 +11,9 @@ import (
 // bytes already received overlaps receiving the next ones instead of adding to the
 // staging time, and no second pass over the file is needed: the rpc DTL hashes each range
 // in the page cache through a mapping of the file (readBack), the ucx DTL hashes each
-// window slot after writing it (Write). The record's CRC-32C is not recomputed here: the owner's agent checked it
-// against the same bytes it tagged when it published, and the signed tag is the stronger
-// check of the two, so a second pass would only cost time.
+// window slot after writing it (Write). The record's CRC-32C is not recomputed here: the
+// owner's agent checked it against the same bytes it tagged when it published, and the
+// signed tag is the stronger check of the two, so a second pass would only cost time.
 type contentHasher struct {
 	// mac is the record's content tag being computed, nil when the check is off.
 	mac *ContentMAC
@@ -44,8 +44,8 @@ func (c *contentHasher) Write(p []byte) {
 
 // hashAt hashes the n bytes at off in f on the calling goroutine, each piece right after
 // reading it, while it is in this core's cache: the read-back of a file that cannot be
-// mapped. Bytes missing
-// from the file are an error (io.EOF or io.ErrUnexpectedEOF), never a shorter hash.
+// mapped. Bytes missing from the file are an error (io.EOF or io.ErrUnexpectedEOF), never
+// a shorter hash.
 func (c *contentHasher) hashAt(f *os.File, off, n int64) error {
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
