@@ -43,7 +43,7 @@ func (w *Worker) start(what string, buf []byte, run func(h C.ucp_worker_h, p uns
 	if err != nil {
 		w.unlock()
 		r.pin.Unpin()
-		C.free(unsafe.Pointer(r.op))
+		C.cu_op_free(r.op)
 		return nil, err
 	}
 	run(h, p, r.op)
@@ -62,7 +62,7 @@ func (w *Worker) start(what string, buf []byte, run func(h C.ucp_worker_h, p uns
 func (r *Request) abandon(err error) {
 	r.finished = true
 	r.err = err
-	C.free(unsafe.Pointer(r.op))
+	C.cu_op_free(r.op)
 	r.op = nil
 	r.pin.Unpin()
 }
@@ -92,7 +92,7 @@ func (r *Request) finish() {
 		}
 		w.unlock()
 	}
-	C.free(unsafe.Pointer(op))
+	C.cu_op_free(op)
 	r.pin.Unpin()
 }
 

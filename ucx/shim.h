@@ -16,6 +16,7 @@ typedef struct cu_op {
 	size_t length;       // received length (tag receives)
 	ucp_tag_t tag;       // sender tag (tag receives)
 	void *req;           // UCX request to free, or NULL
+	ucp_dt_iov_t *iov;   // the runs of an iov receive, freed with the op
 } cu_op;
 
 // cu_ep_state records an endpoint's asynchronous failure.
@@ -25,6 +26,11 @@ typedef struct cu_ep_state {
 } cu_ep_state;
 
 static inline cu_op *cu_op_new(void) { return (cu_op *)calloc(1, sizeof(cu_op)); }
+
+static inline void cu_op_free(cu_op *op) {
+	free(op->iov);
+	free(op);
+}
 
 static inline int cu_op_done(cu_op *op) { return __atomic_load_n(&op->done, __ATOMIC_ACQUIRE); }
 
@@ -79,6 +85,19 @@ static inline void cu_tag_recv(ucp_worker_h w, void *buf, size_t n, ucp_tag_t ta
 	p.cb.recv = cu_recv_cb;
 	p.user_data = op;
 	cu_finish(op, ucp_tag_recv_nbx(w, buf, n, tag, mask, &p));
+}
+
+// cu_tag_recv_iov is cu_tag_recv into the n runs of op->iov, in order
+// (UCX's iov datatype).
+static inline void cu_tag_recv_iov(ucp_worker_h w, size_t n, ucp_tag_t tag, ucp_tag_t mask, cu_op *op) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL |
+	                 UCP_OP_ATTR_FIELD_DATATYPE;
+	p.cb.recv = cu_recv_cb;
+	p.user_data = op;
+	p.datatype = ucp_dt_make_iov();
+	cu_finish(op, ucp_tag_recv_nbx(w, op->iov, n, tag, mask, &p));
 }
 
 static inline void cu_put(ucp_ep_h ep, void *buf, size_t n, uint64_t raddr, ucp_rkey_h rk, cu_op *op) {

@@ -52,9 +52,10 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 }
 
 // RecvBlock starts receiving a sub-block from rank from into b: in place
-// when it is contiguous in b.Buf, else through a few chunk-sized staging
-// buffers, each unpacked into b as soon as its chunk is in and then reused
-// for a later chunk (see blockRecv). Its chunk receives are posted only
+// when it is contiguous in b.Buf, else straight into its rows
+// (Options.RecvRuns) or through a few chunk-sized staging buffers, each
+// unpacked into b as soon as its chunk is in and then reused for a later
+// chunk (see blockRecv). Its chunk receives are posted only
 // once an earlier receive from the same rank with the same tag has posted
 // all of its own, so that UCX matches every chunk to its block.
 func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
@@ -135,16 +136,29 @@ type blockRecv struct {
 	chunks [][2]int64
 	next   int // chunks[:next] have been posted
 	// dst is where chunk bytes land when the whole block has one buffer:
-	// b's span (in place) or staging unpacked at the end (whole). Else
-	// (pipelined) every slot has its own staging and rows locates packed
-	// bytes in b.
+	// b's span (in place) or staging unpacked at the end (whole). Else rows
+	// locates packed bytes in b, and either every chunk lands straight in
+	// its rows (runs) or (pipelined) every slot has its own staging.
 	dst    []byte
 	whole  bool
 	slots  []recvSlot
 	rowLen int64
 	rows   []int64 // byte offset in b.Buf of every row, in packed order
+	runs   bool
 	done   bool
 	err    error
+}
+
+// runsOf returns where packed bytes c land in b, run by run.
+func (p *blockRecv) runsOf(c [2]int64) [][2]int64 {
+	var runs [][2]int64
+	for pos := c[0]; pos < c[1]; {
+		i, in := pos/p.rowLen, pos%p.rowLen
+		n := min(p.rowLen-in, c[1]-pos)
+		runs = append(runs, [2]int64{p.rows[i] + in, n})
+		pos += n
+	}
+	return runs
 }
 
 // recvSlot is one chunk receive in flight.
@@ -163,7 +177,13 @@ func (p *blockRecv) posted() bool { return p.done || p.next == len(p.chunks) }
 func (p *blockRecv) start() error {
 	if run, ok := transport.ContiguousBytes(p.b); ok {
 		p.dst = run
-	} else if len(p.chunks) == 1 || p.t.o.ChunkBytes > maxPipeChunk || !p.indexRows() {
+		return p.post()
+	}
+	pipe := len(p.chunks) > 1 && p.t.o.ChunkBytes <= maxPipeChunk
+	switch indexed := (p.t.o.RecvRuns || pipe) && p.indexRows(); {
+	case indexed && p.t.o.RecvRuns:
+		p.runs = true
+	case !indexed:
 		p.dst, p.whole = p.t.stage.get(p.b.Bytes()), true
 	}
 	return p.post()
@@ -182,8 +202,8 @@ func (p *blockRecv) indexRows() bool {
 	return true
 }
 
-// post posts chunk receives: all of them when the block has one buffer,
-// else up to pipeDepth in flight. It waits for the predecessor first.
+// post posts chunk receives: all of them when the block has one buffer or
+// lands in its rows, else up to pipeDepth in flight. It waits for the predecessor first.
 func (p *blockRecv) post() error {
 	if p.prev != nil {
 		if !p.prev.posted() {
@@ -191,23 +211,13 @@ func (p *blockRecv) post() error {
 		}
 		p.prev = nil
 	}
-	for p.next < len(p.chunks) && (p.dst != nil || len(p.slots) < pipeDepth) {
-		c := p.chunks[p.next]
-		s := recvSlot{chunk: p.next}
-		var into []byte
-		if p.dst != nil {
-			into = p.dst[c[0]:c[1]]
-		} else {
-			s.buf = p.t.stage.get(p.t.o.ChunkBytes)
-			into = s.buf[:c[1]-c[0]]
-		}
-		r, err := p.t.w.RecvTag(into, p.utag, exactMatch)
+	for p.next < len(p.chunks) && (p.dst != nil || p.runs || len(p.slots) < pipeDepth) {
+		s, err := p.postChunk(p.next)
 		if err != nil {
 			p.t.stage.put(s.buf)
 			p.abort()
 			return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 		}
-		s.req = r
 		p.slots = append(p.slots, s)
 		p.next++
 	}
@@ -215,6 +225,24 @@ func (p *blockRecv) post() error {
 		delete(p.t.recvTail, p.key)
 	}
 	return nil
+}
+
+// postChunk posts the receive of chunk i: into its rows, its span of the
+// block's one buffer, or staging of its own.
+func (p *blockRecv) postChunk(i int) (recvSlot, error) {
+	c := p.chunks[i]
+	s := recvSlot{chunk: i}
+	var err error
+	switch {
+	case p.runs:
+		s.req, err = p.t.w.RecvTagRuns(p.b.Buf, p.runsOf(c), p.utag, exactMatch)
+	case p.dst != nil:
+		s.req, err = p.t.w.RecvTag(p.dst[c[0]:c[1]], p.utag, exactMatch)
+	default:
+		s.buf = p.t.stage.get(p.t.o.ChunkBytes)
+		s.req, err = p.t.w.RecvTag(s.buf[:c[1]-c[0]], p.utag, exactMatch)
+	}
+	return s, err
 }
 
 // Test progresses the worker, unpacks the chunks that are in and posts
@@ -285,11 +313,8 @@ func (p *blockRecv) land(s recvSlot) error {
 func (p *blockRecv) unpackRange(src []byte, pos int64) {
 	cp, done := transport.RowCopier(p.b.Bytes())
 	defer done()
-	for len(src) > 0 {
-		i, in := pos/p.rowLen, pos%p.rowLen
-		off := p.rows[i] + in
-		n := cp(p.b.Buf[off:off+min(p.rowLen-in, int64(len(src)))], src)
-		src, pos = src[n:], pos+int64(n)
+	for _, r := range p.runsOf([2]int64{pos, pos + int64(len(src))}) {
+		src = src[cp(p.b.Buf[r[0]:r[0]+r[1]], src):]
 	}
 }
 

@@ -3,6 +3,8 @@ package ucxtransport
 import (
 	"maps"
 	"testing"
+
+	"github.com/couplet-hpc/couplet/ucx"
 )
 
 // TestRndvDefaults: the rendezvous scheme defaults to put_zcopy unless the
@@ -23,5 +25,18 @@ func TestRndvDefaults(t *testing.T) {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestTCPOnly: peer failure handling and receiving into rows (which check
+// turns on by tcpOnly) are the defaults exactly when UCX_TLS names tcp alone.
+func TestTCPOnly(t *testing.T) {
+	for _, c := range []struct {
+		tls  string
+		want bool
+	}{{"", false}, {"tcp", true}, {" tcp , tcp", true}, {"sm", false}, {"tcp,sm", false}, {"rc,tcp", false}} {
+		if got, mode := tcpOnly(c.tls), defaultUCX(c.tls).ErrMode; got != c.want || (mode == ucx.ErrModePeer) != c.want {
+			t.Errorf("UCX_TLS=%q: tcpOnly %v, error mode %v; want both %v", c.tls, got, mode, c.want)
+		}
 	}
 }

@@ -19,14 +19,15 @@ type sendPending struct {
 	t    *Transport
 	what string
 	reqs []*ucx.Request
+	went int    // reqs[:went] have completed
 	buf  []byte // the packed copy, kept alive until the send completes
 }
 
 // Test progresses the worker and reports whether every message went.
 func (p *sendPending) Test() (bool, error) {
-	if !allDone(p.reqs) {
+	if !p.allWent() {
 		p.t.progress()
-		if !allDone(p.reqs) {
+		if !p.allWent() {
 			return false, nil
 		}
 	}
@@ -40,10 +41,21 @@ func (p *sendPending) Test() (bool, error) {
 	return true, nil
 }
 
+// allWent reports whether every message went, looking only past those
+// known to have gone: while a block of many chunks flows it is tested after
+// every event, and testing every chunk each time cost its sender more CPU
+// than any other Go code in case 6a over tcp (4% of the node's).
+func (p *sendPending) allWent() bool {
+	for p.went < len(p.reqs) && p.reqs[p.went].Done() {
+		p.went++
+	}
+	return p.went == len(p.reqs)
+}
+
 // Cancel fails for a send that is still in flight: UCX cannot take back
 // a tagged send.
 func (p *sendPending) Cancel() error {
-	if allDone(p.reqs) {
+	if p.allWent() {
 		return nil
 	}
 	return fmt.Errorf("ucxtransport: %s: a send in flight cannot be canceled", p.what)
@@ -61,16 +73,6 @@ func (p donePending) Test() (bool, error) {
 }
 
 func (p donePending) Cancel() error { return nil }
-
-// allDone reports whether every request has completed.
-func allDone(reqs []*ucx.Request) bool {
-	for _, r := range reqs {
-		if !r.Done() {
-			return false
-		}
-	}
-	return true
-}
 
 // cancelAll cancels the requests that are still pending, waiting for UCX
 // to confirm, so that their buffers are no longer written.
