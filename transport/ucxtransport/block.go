@@ -55,9 +55,9 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 // when it is contiguous in b.Buf, else straight into its rows
 // (Options.RecvRuns) or through a few chunk-sized staging buffers, each
 // unpacked into b as soon as its chunk is in and then reused for a later
-// chunk (see blockRecv). Its chunk receives are posted only
-// once an earlier receive from the same rank with the same tag has posted
-// all of its own, so that UCX matches every chunk to its block.
+// chunk (see blockRecv). Its chunk receives are posted only once an earlier
+// receive from the same rank with the same tag has posted all of its own,
+// so that UCX matches every chunk to its block.
 func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pending, error) {
 	if err := t.checkPeer(from, tag); err != nil {
 		return nil, err
@@ -203,7 +203,8 @@ func (p *blockRecv) indexRows() bool {
 }
 
 // post posts chunk receives: all of them when the block has one buffer or
-// lands in its rows, else up to pipeDepth in flight. It waits for the predecessor first.
+// lands in its rows, else up to pipeDepth in flight. It waits for the
+// predecessor first.
 func (p *blockRecv) post() error {
 	if p.prev != nil {
 		if !p.prev.posted() {
