@@ -28,10 +28,11 @@ type Options struct {
 	// then unpacked. That saves the receiver a copy where UCX's rendezvous
 	// arrives as active messages, copied out of its receive buffers anyway:
 	// over tcp, whose memory has no remote keys (case 6a of couplet bench,
-	// three interleaved pairs of launches: 2.19-2.32 GB/s at 64 MiB against
-	// 1.79-2.07 staged). Over shared memory it costs UCX its cross-memory
-	// put (0.47-0.51 GB/s against 3.82-4.39). Join turns it on when UCX is
-	// left to the environment and UCX_TLS is tcp alone.
+	// three interleaved pairs of launches each: 2.19-2.32 GB/s at 64 MiB
+	// against 1.79-2.07 staged, 2.04-2.17 at 256 MiB against 2.00-2.06).
+	// Over shared memory it costs UCX its cross-memory put (0.47-0.51 GB/s
+	// against 3.82-4.39). Join turns it on when UCX is left to the
+	// environment and UCX_TLS is tcp alone.
 	RecvRuns bool
 }
 
