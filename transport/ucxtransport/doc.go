@@ -30,7 +30,10 @@
 // in the buffer and packed otherwise (transport.Pack), as a train of
 // rendezvous messages of Options.ChunkBytes (4 MiB by default), so blocks
 // over 4 GiB work. A receiver whose sub-block is contiguous receives in
-// place; otherwise it keeps a few chunks in flight in staging buffers and
+// place. Otherwise, over tcp alone, it receives each chunk straight into
+// its rows (UCX's iov datatype; Options.RecvRuns): UCX's rendezvous there
+// arrives as active messages that it copies out of its receive buffers
+// anyway. Elsewhere it keeps a few chunks in flight in staging buffers and
 // unpacks each as it lands, while the sender puts the next (UCX's
 // rendezvous scheme defaults to put_zcopy: the two copies are shared
 // between sender and receiver). Chunks of blocks with the same source and
