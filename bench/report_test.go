@@ -144,3 +144,46 @@ func TestHashShareTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestRatioText: a ratio prints with two decimals unless they would put it on
+// the other side of its target.
+func TestRatioText(t *testing.T) {
+	for _, c := range []struct {
+		got, want float64
+		text      string
+	}{
+		{0.8996, 0.9, "0.8996"},
+		{0.89, 0.9, "0.89"},
+		{0.9, 0.9, "0.90"},
+		{0.9004, 0.9, "0.90"},
+		{0.94999, 0.95, "0.94999"},
+		{1.2345, 1.3, "1.23"},
+		{0.9499999999, 0.95, "0.9499999999"},
+	} {
+		if got := ratioText(c.got, c.want); got != c.text {
+			t.Errorf("ratioText(%v, %v) = %q, want %q", c.got, c.want, got, c.text)
+		}
+	}
+}
+
+// TestLaunchRange: the ratio within each launch, its least and greatest, and
+// nothing for one launch or a launch that lacks a system.
+func TestLaunchRange(t *testing.T) {
+	l := func(base, sys float64) map[string]Summary {
+		return map[string]Summary{"base": Summarize([]float64{base}), "sys": Summarize([]float64{sys})}
+	}
+	three := []map[string]Summary{l(1, 1.25), l(2, 2), l(0.9, 1)}
+	for _, c := range []struct {
+		name string
+		ls   []map[string]Summary
+		want string
+	}{
+		{"three", three, " (launches 0.80–1.00)"},
+		{"one", three[:1], ""},
+		{"missing", []map[string]Summary{l(1, 1), {"base": Summarize([]float64{1})}}, ""},
+	} {
+		if got := launchRange(c.ls, "base", "sys"); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
