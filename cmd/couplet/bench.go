@@ -36,6 +36,8 @@ machine's memcpy bandwidth is the ceiling.
           libcouplet-dyad.so preloaded (CPU time per pair)
 
 It writes OUT/PERFORMANCE.md, OUT/perf/*.png and OUT/perf/results.json.
+With --render FILE it measures nothing and writes them from the results.json
+of an earlier run (after a change to the report's layout, say).
 Long flags also take a single dash (-cases 1,4,6 -reps 7).`,
 	// Flags are parsed in runBench, after single-dash long flags are given
 	// their second dash, so that both spellings work.
@@ -61,6 +63,7 @@ var (
 	benchOut          string
 	benchTimeout      time.Duration
 	benchMCA          []string
+	benchRender       string
 )
 
 func init() {
@@ -82,6 +85,7 @@ func init() {
 	f.StringVar(&benchOut, "out", "docs", "directory for PERFORMANCE.md and perf/")
 	f.DurationVar(&benchTimeout, "timeout", 10*time.Minute, "limit for each mpirun launch")
 	f.StringArrayVar(&benchMCA, "mca", nil, "extra Open MPI setting KEY=VALUE for case 1, e.g. btl_vader_max_send_size=1048576 (repeatable)")
+	f.StringVar(&benchRender, "render", "", "measure nothing: write the report and plots from this results.json of an earlier run (only --out applies)")
 }
 
 // doubleDash gives single-dash long flags of fs their second dash
@@ -112,7 +116,7 @@ func runBench(cmd *cobra.Command, args []string) error {
 		return cmd.Help()
 	}
 	quick, cases, stageSizes, stageBigReps, ucxSizes, cycles := &benchQuick, &benchCases, &benchStageSizes, &benchStageBigReps, &benchUCXSizes, &benchCycles
-	sizes, reps, bigReps, bigMiB, sides, matchers, out, timeout := &benchSizes, &benchReps, &benchBigReps, &benchBigMiB, &benchSides, &benchMatchers, &benchOut, &benchTimeout
+	sizes, reps, bigReps, bigMiB, sides, matchers, timeout := &benchSizes, &benchReps, &benchBigReps, &benchBigMiB, &benchSides, &benchMatchers, &benchTimeout
 	var mca []string
 	for _, v := range benchMCA {
 		k, val, ok := strings.Cut(v, "=")
@@ -123,6 +127,9 @@ func runBench(cmd *cobra.Command, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+	}
+	if benchRender != "" {
+		return renderBench(cmd, fs)
 	}
 	if benchLaunches < 1 {
 		return fmt.Errorf("bench: --launches %d: want at least 1", benchLaunches)
@@ -198,7 +205,35 @@ func runBench(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	paths, err := bench.WriteOutputs(res, *out)
+	return writeBench(cmd, res)
+}
+
+// renderBench writes the outputs from the results of an earlier run: no flag that
+// shapes a measurement goes with it.
+func renderBench(cmd *cobra.Command, fs *pflag.FlagSet) error {
+	var others []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed && f.Name != "render" && f.Name != "out" {
+			others = append(others, "--"+f.Name)
+		}
+	})
+	if len(others) > 0 {
+		return fmt.Errorf("bench: --render measures nothing: %s would not apply", strings.Join(others, ", "))
+	}
+	res, err := bench.ReadResults(benchRender)
+	if err != nil {
+		return fmt.Errorf("bench: --render: %w", err)
+	}
+	if len(res.Cases) == 0 {
+		// Rendered, it would replace a report with an empty one.
+		return fmt.Errorf("bench: --render: %s lists no cases: not the results.json of a bench run", benchRender)
+	}
+	return writeBench(cmd, res)
+}
+
+// writeBench writes the report, the plots and the results under --out.
+func writeBench(cmd *cobra.Command, res *bench.Results) error {
+	paths, err := bench.WriteOutputs(res, benchOut)
 	if err != nil {
 		return err
 	}
