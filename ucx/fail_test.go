@@ -55,18 +55,23 @@ func TestClosedPeer(t *testing.T) {
 // TestWaitTimeout checks that a wait on a message that never comes ends
 // with ErrTimeout close to its deadline.
 func TestWaitTimeout(t *testing.T) {
-	b := newNode(t, "sm")
-	r, err := b.w.RecvTag(make([]byte, 8), 99, TagMaskAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	err = r.Wait(200 * time.Millisecond)
-	if el := time.Since(start); !errors.Is(err, ErrTimeout) || el < 200*time.Millisecond || el > 2*time.Second {
-		t.Fatalf("wait returned %v after %v, want ErrTimeout after about 200ms", err, el)
-	}
-	if err := r.Cancel(testTimeout); err != nil {
-		t.Fatal(err)
+	for _, m := range sleepModes {
+		t.Run(m.name, func(t *testing.T) {
+			b := newNode(t, "sm")
+			b.w.SleepInThread(m.inThread)
+			r, err := b.w.RecvTag(make([]byte, 8), 99, TagMaskAll)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			err = r.Wait(200 * time.Millisecond)
+			if el := time.Since(start); !errors.Is(err, ErrTimeout) || el < 200*time.Millisecond || el > 2*time.Second {
+				t.Fatalf("wait returned %v after %v, want ErrTimeout after about 200ms", err, el)
+			}
+			if err := r.Cancel(testTimeout); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

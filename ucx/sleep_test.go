@@ -20,70 +20,90 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// sleepModes are the two ways a wait sleeps: in Go's network poller, or in the
+// calling thread (Worker.SleepInThread).
+var sleepModes = []struct {
+	name     string
+	inThread bool
+}{{"poller", false}, {"thread", true}}
+
 // TestWaitSleeps checks that a receive waiting about a second for its
-// message sleeps in the kernel: the process then uses little CPU.
+// message sleeps in the kernel, either way: the process then uses little CPU.
 func TestWaitSleeps(t *testing.T) {
 	for _, tls := range transports {
-		t.Run(tls, func(t *testing.T) {
-			a, b := newNode(t, tls), newNode(t, tls)
-			ep := connect(t, a, b)
-			// Warm the connection up so the wait measures only sleeping.
-			warm, err := b.w.RecvTag(make([]byte, 1), 1, TagMaskAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := ep.SendTag([]byte{1}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			go s.Wait(testTimeout)
-			if err := warm.Wait(testTimeout); err != nil {
-				t.Fatal(err)
-			}
+		for _, m := range sleepModes {
+			t.Run(tls+"/"+m.name, func(t *testing.T) { testWaitSleeps(t, tls, m.inThread) })
+		}
+	}
+}
 
-			buf := make([]byte, 64)
-			r, err := b.w.RecvTag(buf, 2, TagMaskAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent := make(chan error, 1)
-			go func() {
-				time.Sleep(time.Second)
-				s, err := ep.SendTag([]byte("late"), 2)
-				if err == nil {
-					err = s.Wait(testTimeout)
-				}
-				sent <- err
-			}()
-			cpu0, wall0 := cpuTime(t), time.Now()
-			if err := r.Wait(testTimeout); err != nil {
-				t.Fatal(err)
-			}
-			cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
-			if err := <-sent; err != nil {
-				t.Fatal(err)
-			}
-			if n, _ := r.Info(); string(buf[:n]) != "late" {
-				t.Fatalf("received %q", buf[:n])
-			}
-			t.Logf("waited %v using %v of CPU", wall.Round(time.Millisecond), cpu)
-			if wall < 900*time.Millisecond {
-				t.Fatalf("message arrived after %v, before it was sent", wall)
-			}
-			// A spinning waiter would use about the wall time.
-			if cpu > 150*time.Millisecond {
-				t.Fatalf("waiting %v used %v of CPU: the waiter is not sleeping", wall, cpu)
-			}
-		})
+func testWaitSleeps(t *testing.T, tls string, inThread bool) {
+	a, b := newNode(t, tls), newNode(t, tls)
+	b.w.SleepInThread(inThread)
+	ep := connect(t, a, b)
+	// Warm the connection up so the wait measures only sleeping.
+	warm, err := b.w.RecvTag(make([]byte, 1), 1, TagMaskAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ep.SendTag([]byte{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Wait(testTimeout)
+	if err := warm.Wait(testTimeout); err != nil {
+		t.Fatal(err)
+	}
+
+	buf := make([]byte, 64)
+	r, err := b.w.RecvTag(buf, 2, TagMaskAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		s, err := ep.SendTag([]byte("late"), 2)
+		if err == nil {
+			err = s.Wait(testTimeout)
+		}
+		sent <- err
+	}()
+	cpu0, wall0 := cpuTime(t), time.Now()
+	if err := r.Wait(testTimeout); err != nil {
+		t.Fatal(err)
+	}
+	cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := r.Info(); string(buf[:n]) != "late" {
+		t.Fatalf("received %q", buf[:n])
+	}
+	t.Logf("waited %v using %v of CPU", wall.Round(time.Millisecond), cpu)
+	if wall < 900*time.Millisecond {
+		t.Fatalf("message arrived after %v, before it was sent", wall)
+	}
+	// A spinning waiter would use about the wall time.
+	if cpu > 150*time.Millisecond {
+		t.Fatalf("waiting %v used %v of CPU: the waiter is not sleeping", wall, cpu)
 	}
 }
 
 // TestWaitParksGoroutine checks that a waiter with nothing to do is parked in Go's
 // network poller ("IO wait"), not blocked in a system call holding one of the process's
-// GOMAXPROCS ("syscall"), and that several waiters on one worker sleep at once, each
-// woken by Signal.
+// GOMAXPROCS ("syscall"), unless the worker sleeps in the thread (then "syscall" is
+// right), and that several waiters on one worker sleep at once, each woken by Signal.
 func TestWaitParksGoroutine(t *testing.T) {
+	for _, m := range sleepModes {
+		want := map[bool]string{false: "IO wait", true: "syscall"}[m.inThread]
+		t.Run(m.name, func(t *testing.T) { testWaitParks(t, m.inThread, want) })
+	}
+}
+
+func testWaitParks(t *testing.T, inThread bool, want string) {
 	n := newNode(t, "tcp")
+	n.w.SleepInThread(inThread)
 	var stop atomic.Bool
 	const waiters = 3
 	done := make(chan error, waiters)
@@ -115,8 +135,8 @@ func TestWaitParksGoroutine(t *testing.T) {
 		runtime.Gosched()
 	}
 	for _, st := range got {
-		if st != "IO wait" {
-			t.Errorf("a waiter sleeps in state %q, want \"IO wait\"", st)
+		if st != want {
+			t.Errorf("a waiter sleeps in state %q, want %q", st, want)
 		}
 	}
 	if len(got) != waiters {

@@ -8,6 +8,7 @@ import "C"
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -51,6 +52,7 @@ type Worker struct {
 	sleepMu     sync.Mutex
 	sleepers    []*os.File
 	sleepClosed bool
+	inThread    atomic.Bool // SleepInThread
 	// pending holds started requests not yet finished, so that Close can
 	// release them: UCX aborts when a worker dies with unreleased requests.
 	pendMu  sync.Mutex

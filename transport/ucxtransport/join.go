@@ -55,6 +55,9 @@ func (t *Transport) open() ([]byte, error) {
 	if t.w, err = t.ctx.NewWorker(ucx.ThreadSerialized); err != nil {
 		return nil, fmt.Errorf("ucxtransport: %w", err)
 	}
+	// A rank waits for its transfers on the goroutine that drives them, with nothing
+	// else of its own to run meanwhile: its thread may as well block.
+	t.w.SleepInThread(true)
 	addr, err := t.w.Address()
 	if err != nil {
 		return nil, fmt.Errorf("ucxtransport: %w", err)
