@@ -5,8 +5,10 @@
 // Waiting is event driven: Worker.Wait progresses the worker, arms it
 // (ucp_worker_arm) and parks the goroutine in Go's network poller on the
 // worker's event fd, so a goroutine waiting for data costs no CPU and holds no
-// thread. Every wait has a deadline and ends in an error wrapping ErrTimeout
-// rather than hanging.
+// thread; a worker whose waiter has nothing else to run beside it may sleep in
+// ppoll(2) on its thread instead (Worker.SleepInThread), which wakes sooner.
+// Every wait has a deadline and ends in an error wrapping ErrTimeout rather
+// than hanging.
 //
 // Nonblocking operations return a *Request. Go memory handed to UCX stays
 // pinned (runtime.Pinner) until the request completes, and UCX callbacks only
