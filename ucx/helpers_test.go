@@ -84,6 +84,25 @@ func serve(w *Worker) (stop func()) {
 	}
 }
 
+// sendAndReceive sends src with tag on ep and waits until both the send and
+// the posted receive recv complete: a rendezvous needs both workers
+// progressing at once, so the send waits on a goroutine of its own.
+func sendAndReceive(tb testing.TB, ep *Endpoint, src []byte, tag uint64, recv *Request) {
+	tb.Helper()
+	send, err := ep.SendTag(src, tag)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- send.Wait(testTimeout) }()
+	if err := recv.Wait(testTimeout); err != nil {
+		tb.Fatal(err)
+	}
+	if err := <-sent; err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // pattern fills b with bytes that depend on seed and position.
 func pattern(b []byte, seed byte) {
 	for i := range b {

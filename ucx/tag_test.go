@@ -22,19 +22,7 @@ func TestTagSendRecv(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					send, err := ep.SendTag(src, base|uint64(i))
-					if err != nil {
-						t.Fatal(err)
-					}
-					// Rendezvous needs both workers progressing at once.
-					sent := make(chan error, 1)
-					go func() { sent <- send.Wait(testTimeout) }()
-					if err := recv.Wait(testTimeout); err != nil {
-						t.Fatal(err)
-					}
-					if err := <-sent; err != nil {
-						t.Fatal(err)
-					}
+					sendAndReceive(t, ep, src, base|uint64(i), recv)
 					got, tag := recv.Info()
 					if got != n || tag != base|uint64(i) {
 						t.Fatalf("received %d bytes with tag %#x, want %d with %#x", got, tag, n, base|uint64(i))
@@ -106,18 +94,7 @@ func TestRecvTagRuns(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					send, err := ep.SendTag(src, 9)
-					if err != nil {
-						t.Fatal(err)
-					}
-					sent := make(chan error, 1)
-					go func() { sent <- send.Wait(testTimeout) }()
-					if err := recv.Wait(testTimeout); err != nil {
-						t.Fatal(err)
-					}
-					if err := <-sent; err != nil {
-						t.Fatal(err)
-					}
+					sendAndReceive(t, ep, src, 9, recv)
 					if got, _ := recv.Info(); int64(got) != n {
 						t.Fatalf("received %d bytes, want %d", got, n)
 					}
