@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -16,9 +17,15 @@ import (
 // also enables debug records), else the -i file or nowhere. The embedded etcd logs
 // into the same logger, marked component=etcd.
 func (a *Agent) openLogs() error {
+	// Both logs write to LogWriter through one lock: their handlers lock apart, and a
+	// writer such as a bytes.Buffer takes no concurrent writes.
+	lw := a.opts.LogWriter
+	if lw != nil && lw != io.Discard {
+		lw = &lockedWriter{w: lw}
+	}
 	open := func(p string, def io.Writer) (io.Writer, error) {
-		if a.opts.LogWriter != nil {
-			return a.opts.LogWriter, nil
+		if lw != nil {
+			return lw, nil
 		}
 		if p == "" {
 			return def, nil
@@ -62,6 +69,18 @@ func (a *Agent) openLogs() error {
 	a.info = slog.NewLogLogger(h, slog.LevelInfo)
 	a.errs = slog.NewLogLogger(h, slog.LevelError)
 	return nil
+}
+
+// lockedWriter serialises the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Logger returns the agent's logger.
