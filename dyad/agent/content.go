@@ -54,13 +54,13 @@ func newSalt() []byte {
 // ContentMAC computes the content tag of a record as bytes are written to it, in any
 // pieces. It is an io.Writer; Sum gives the record's Hash field.
 type ContentMAC struct {
-	gcm   cipher.AEAD
+	rk    []byte // the record's key
+	seal  *chunkSealer
 	fold  hash.Hash
 	salt  []byte
 	part  []byte // the start of a chunk that Write has not completed yet
 	chunk uint64
 	n     uint64
-	nonce [12]byte
 	out   [tagSize]byte
 }
 
@@ -77,7 +77,26 @@ func newContentMAC(key, salt []byte) (*ContentMAC, error) {
 	h := hmac.New(sha256.New, key)
 	h.Write(salt)
 	rk := h.Sum(nil)
-	blk, err := aes.NewCipher(rk)
+	m := &ContentMAC{rk: rk, fold: hmac.New(sha256.New, rk), salt: salt}
+	var err error
+	if m.seal, err = m.newSealer(); err != nil {
+		return nil, err
+	}
+	m.fold.Write([]byte(contentKeyLabel))
+	return m, nil
+}
+
+// chunkSealer makes the tags of single chunks of one record (t_i above). The chunk tags do
+// not depend on each other, so goroutines with a sealer each may make them in any order,
+// as long as the fold takes them in order (sumOf).
+type chunkSealer struct {
+	gcm   cipher.AEAD
+	nonce [12]byte
+}
+
+// newSealer returns a chunk sealer of m's record, for one goroutine.
+func (m *ContentMAC) newSealer() (*chunkSealer, error) {
+	blk, err := aes.NewCipher(m.rk)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +104,13 @@ func newContentMAC(key, salt []byte) (*ContentMAC, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &ContentMAC{gcm: g, fold: hmac.New(sha256.New, rk), salt: salt}
-	m.fold.Write([]byte(contentKeyLabel))
-	return m, nil
+	return &chunkSealer{gcm: g}, nil
+}
+
+// tag sets out to the tag of c, chunk i of the file.
+func (s *chunkSealer) tag(i uint64, c []byte, out *[tagSize]byte) {
+	binary.BigEndian.PutUint64(s.nonce[4:], i)
+	s.gcm.Seal(out[:0], s.nonce[:], nil, c)
 }
 
 // Write adds p to the tag. Whole chunks are taken from p in place; only a chunk split
@@ -102,11 +125,11 @@ func (m *ContentMAC) Write(p []byte) (int, error) {
 		if len(m.part) < contentChunk {
 			return k, nil
 		}
-		m.seal(m.part)
+		m.sealNext(m.part)
 		m.part = m.part[:0]
 	}
 	for len(p) >= contentChunk {
-		m.seal(p[:contentChunk])
+		m.sealNext(p[:contentChunk])
 		p = p[contentChunk:]
 	}
 	if len(p) > 0 {
@@ -118,19 +141,34 @@ func (m *ContentMAC) Write(p []byte) (int, error) {
 	return k, nil
 }
 
-// seal folds the tag of one chunk in.
-func (m *ContentMAC) seal(c []byte) {
-	binary.BigEndian.PutUint64(m.nonce[4:], m.chunk)
+// sealNext folds the tag of the next chunk in.
+func (m *ContentMAC) sealNext(c []byte) {
+	m.seal.tag(m.chunk, c, &m.out)
 	m.chunk++
-	m.fold.Write(m.gcm.Seal(m.out[:0], m.nonce[:], nil, c))
+	m.fold.Write(m.out[:])
 }
 
 // Sum ends the tag and returns salt || tag; call it once, after the last Write.
 func (m *ContentMAC) Sum() []byte {
 	if len(m.part) > 0 {
-		m.seal(m.part)
+		m.sealNext(m.part)
 		m.part = m.part[:0]
 	}
+	return m.end()
+}
+
+// sumOf returns the content tag (salt || tag) of an n-byte file whose chunk tags, made
+// by sealers of m, are tags, in order. m must not have been written to.
+func (m *ContentMAC) sumOf(tags [][tagSize]byte, n int64) []byte {
+	for i := range tags {
+		m.fold.Write(tags[i][:])
+	}
+	m.n = uint64(n)
+	return m.end()
+}
+
+// end folds the length in and returns salt || tag.
+func (m *ContentMAC) end() []byte {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], m.n)
 	m.fold.Write(b[:])

@@ -320,7 +320,7 @@ func (d *download) commit(n int64) error {
 // After a failure it removes the temporary file, so no partial file is ever left.
 func (d *download) end(err error) {
 	if d.back != nil {
-		d.back.close() // its goroutine reads tmp: it ends before tmp is removed
+		d.back.abort() // its goroutines read tmp: they end before tmp is removed
 	}
 	if d.stop() && err == nil && d.clean {
 		d.a.peers.put(d.meta.Owner, d.c)
