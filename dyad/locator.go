@@ -105,12 +105,12 @@ func (c *Client) lookupLevel(ctx context.Context, l Level, upath string, minVers
 	key := c.Key(upath)
 	switch l {
 	case LevelLocal:
-		m, err := readSidecar(sidecarPath(c.cfg.ConsumerDir, upath))
+		m, err := ReadStaged(joinManaged(c.cfg.ConsumerDir, upath), sidecarPath(c.cfg.ConsumerDir, upath))
 		if err != nil || m.Key != key || m.Version < minVersion {
 			return nil, false, nil
 		}
-		// A copy counts only if it is complete: the sidecar is written after the rename,
-		// and the size must still match.
+		// A copy counts only if it is complete: its record (StagedAttr) is set before the
+		// rename, or its sidecar written after it, and the size must still match.
 		st, err := os.Stat(joinManaged(c.cfg.ConsumerDir, upath))
 		if err != nil || !st.Mode().IsRegular() || st.Size() != m.Size {
 			return nil, false, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -141,23 +142,69 @@ func TestReproduceServesNewVersion(t *testing.T) {
 	consumeCheck(t, other, "x/state.bin", v2)
 }
 
+// TestReproduceInvalidatesLocalCopy: a staged copy carries its record in an extended
+// attribute (no sidecar file); the consumer's agent watches the KVS and, seeing v2,
+// removes the record that marks its copy of v1 as complete, so plain Consume fetches v2.
 func TestReproduceInvalidatesLocalCopy(t *testing.T) {
 	prod, cons := pair(t)
 	v1, v2 := randBytes(1<<20, 6), randBytes(1<<20, 7)
 	produce(t, prod, "y.bin", v1)
 	consumeCheck(t, cons, "y.bin", v1)
-	// The consumer's agent watches the KVS and, seeing v2, removes the sidecar that
-	// marks its copy of v1 as complete; plain Consume then fetches v2.
-	side := filepath.Join(cons.dir, ".couplet", "meta", "y.bin.meta")
-	if _, err := os.Stat(side); err != nil {
-		t.Fatalf("the staged copy has no sidecar: %v", err)
+	dest, side := filepath.Join(cons.dir, "y.bin"), filepath.Join(cons.dir, ".couplet", "meta", "y.bin.meta")
+	if m, err := dyad.ReadStaged(dest, side); err != nil || m.Version != 1 || !dyad.HasStagedAttr(dest) {
+		t.Fatalf("the staged copy's record: %+v, %v (in its attribute: %v), want version 1 in the attribute", m, err, dyad.HasStagedAttr(dest))
+	}
+	if _, err := os.Stat(side); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a sidecar beside a copy that carries its record: %v", err)
 	}
 	produce(t, prod, "y.bin", v2)
+	awaitDir(t, cons.dir, time.Minute, "the stale copy's record removed", func() bool { return !dyad.HasStagedAttr(dest) })
+	if _, ok, err := cons.client.LookupLevel(context.Background(), dyad.LevelLocal, "y.bin", 0); ok || err != nil {
+		t.Fatalf("local lookup of the stale copy: found %v (%v), want not found", ok, err)
+	}
+	consumeCheck(t, cons, "y.bin", v2)
+}
+
+// TestSidecarWithoutAttributes stages into a ramfs, a real file system that keeps no
+// extended attributes (as tmpfs before Linux 6.6): the copy's record goes to its sidecar
+// after the rename, the local lookup finds the copy through it, and a newer version
+// removes it.
+func TestSidecarWithoutAttributes(t *testing.T) {
+	ram := filepath.Join(t.TempDir(), "ram")
+	os.MkdirAll(ram, 0o755)
+	if out, err := exec.Command("mount", "-t", "ramfs", "ramfs", ram).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a ramfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", ram).Run() })
+	prod := startNode(t, "", nil)
+	cons := startNode(t, prod.agent.KVSEndpoint(), func(o *agent.Options) {
+		o.ProducerDir = filepath.Join(ram, "managed")
+	})
+	cons.dir = filepath.Join(ram, "managed")
+	cons.client = newClient(t, cons.dir, cons.socket, nil)
+	v1, v2 := randBytes(300<<10, 8), randBytes(200<<10, 9)
+	produce(t, prod, "d/z.bin", v1)
+	consumeCheck(t, cons, "d/z.bin", v1)
+	dest, side := filepath.Join(cons.dir, "d", "z.bin"), filepath.Join(cons.dir, ".couplet", "meta", "d", "z.bin.meta")
+	if dyad.HasStagedAttr(dest) {
+		t.Fatal("ramfs kept an extended attribute: this test needs a file system without them")
+	}
+	if m, err := dyad.ReadStaged(dest, side); err != nil || m.Version != 1 || m.Size != int64(len(v1)) {
+		t.Fatalf("the staged copy's record from its sidecar: %+v, %v; want version 1 of %d bytes", m, err, len(v1))
+	}
+	if m, ok, err := cons.client.LookupLevel(context.Background(), dyad.LevelLocal, "d/z.bin", 1); !ok || err != nil || m.Version != 1 {
+		t.Fatalf("local lookup: %+v, found %v (%v); want version 1", m, ok, err)
+	}
+	noTemps(t, cons.dir)
+	produce(t, prod, "d/z.bin", v2)
 	awaitDir(t, filepath.Dir(side), time.Minute, "the stale copy's sidecar removed", func() bool {
 		_, err := os.Stat(side)
 		return errors.Is(err, os.ErrNotExist)
 	})
-	consumeCheck(t, cons, "y.bin", v2)
+	consumeCheck(t, cons, "d/z.bin", v2)
+	if m, err := dyad.ReadStaged(dest, side); err != nil || m.Version != 2 {
+		t.Fatalf("the new copy's record: %+v, %v; want version 2", m, err)
+	}
 }
 
 func TestSharedStorageOnlySynchronises(t *testing.T) {

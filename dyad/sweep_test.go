@@ -14,9 +14,9 @@ import (
 )
 
 // TestCrashedStagingSwept SIGKILLs a consumer's agent in the middle of a staging, which
-// leaves the staging's temporary files (the file's and its sidecar's) behind. The agent
-// started next on the same directory stages the file again, exactly, and removes the
-// crashed staging's files.
+// leaves the staging's temporary file behind (its record travels on it, as an extended
+// attribute: there is no sidecar's). The agent started next on the same directory stages
+// the file again, exactly, and removes the crashed staging's file.
 func TestCrashedStagingSwept(t *testing.T) {
 	etcd := etcdtest.StartServer(t)
 	kvs := "etcd://" + etcd.Endpoint
@@ -30,12 +30,11 @@ func TestCrashedStagingSwept(t *testing.T) {
 	crashing := startSubAgent(t, o)
 	failed := make(chan error, 1)
 	go func() { _, err := newClient(t, dir, o.Socket, nil).Consume("big.bin"); failed <- err }()
-	awaitDir(t, dir, time.Minute, "the staging of big.bin started", func() bool { return tempGrown(dir, "big.bin", 1<<20) && len(tempsIn(dir)) == 2 })
-	// While the staging lives, its temporary files (the file's and its sidecar's) are
-	// locked: no sweep can take them.
+	awaitDir(t, dir, time.Minute, "the staging of big.bin started", func() bool { return tempGrown(dir, "big.bin", 1<<20) })
+	// While the staging lives, its temporary file is locked: no sweep can take it.
 	live := tempsIn(dir)
-	if len(live) != 2 {
-		t.Fatalf("during the staging: temporary files %v, want the file's and its sidecar's", live)
+	if len(live) != 1 {
+		t.Fatalf("during the staging: temporary files %v, want the file's alone", live)
 	}
 	for _, p := range live {
 		f, err := os.OpenFile(p, os.O_RDWR, 0)
@@ -65,6 +64,6 @@ func TestCrashedStagingSwept(t *testing.T) {
 	if b, err := os.ReadFile(got); err != nil || !bytes.Equal(b, data) {
 		t.Fatalf("staged %s: %d bytes (%v), differ from the %d produced", got, len(b), err, len(data))
 	}
-	awaitCounter(t, c, "stale_temps_removed", 2)
+	awaitCounter(t, c, "stale_temps_removed", 1)
 	noTemps(t, dir)
 }

@@ -1,16 +1,17 @@
 package dyadlib
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 )
 
@@ -190,24 +191,49 @@ except OSError as e:
 }
 
 // TestPreloadLocalCopy: a second consumer of a staged file finds the complete local
-// copy without another staging; a re-produced file is staged again by version.
+// copy by its record, without asking the agent: the record the copy carries as an
+// extended attribute, and on a ramfs, which keeps none, its sidecar.
 func TestPreloadLocalCopy(t *testing.T) {
-	prod, cons := twoNodes(t)
-	penv := preload(t, producerEnv(t, prod))
-	cenv := preload(t, consumerEnv(t, cons))
-	p := filepath.Join(prod.dir, "v.txt")
-	run(t, penv, "bash", "-c", `echo v1 > "$1"`, "_", p)
-	for i := 0; i < 2; i++ {
-		if out := run(t, cenv, "cat", filepath.Join(cons.dir, "v.txt")); out != "v1\n" {
-			t.Fatalf("cat %d: %q", i, out)
-		}
-	}
-	if c := cons.agent.Counters(); c["stages"] != 1 {
-		t.Fatalf("consumer staged %d times, want 1", c["stages"])
-	}
-	got, err := os.ReadFile(filepath.Join(cons.dir, "v.txt"))
-	if err != nil || !bytes.Equal(got, []byte("v1\n")) {
-		t.Fatalf("local copy %q %v", got, err)
+	for _, tc := range []struct {
+		name string
+		dir  func(t *testing.T) string // the consumer's managed directory
+	}{
+		{"attribute", func(t *testing.T) string { return filepath.Join(t.TempDir(), "managed") }},
+		{"sidecar", func(t *testing.T) string {
+			ram := filepath.Join(t.TempDir(), "ram")
+			os.MkdirAll(ram, 0o755)
+			if out, err := exec.Command("mount", "-t", "ramfs", "ramfs", ram).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a ramfs (needs root): %v %s", err, out)
+			}
+			t.Cleanup(func() { exec.Command("umount", "-l", ram).Run() })
+			return filepath.Join(ram, "managed")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			prod := startNode(t, "")
+			cons := startNode(t, prod.agent.KVSEndpoint(), func(o *agent.Options) { o.ProducerDir = dir })
+			cons.dir = dir
+			penv := preload(t, producerEnv(t, prod))
+			cenv := preload(t, consumerEnv(t, cons))
+			run(t, penv, "bash", "-c", `echo v1 > "$1"`, "_", filepath.Join(prod.dir, "v.txt"))
+			var asked int64
+			for i := 0; i < 2; i++ {
+				if out := run(t, cenv, "cat", filepath.Join(cons.dir, "v.txt")); out != "v1\n" {
+					t.Fatalf("cat %d: %q", i, out)
+				}
+				if i == 0 {
+					asked = cons.agent.Counters()["local_requests"]
+				}
+			}
+			if c := cons.agent.Counters(); c["stages"] != 1 || c["local_requests"] != asked {
+				t.Fatalf("consumer staged %d times, and the second cat asked its agent %d times; want 1 and 0", c["stages"], c["local_requests"]-asked)
+			}
+			_, serr := os.Stat(filepath.Join(cons.dir, ".couplet", "meta", "v.txt.meta"))
+			if attr := dyad.HasStagedAttr(filepath.Join(cons.dir, "v.txt")); attr != (tc.name == "attribute") || (serr == nil) == attr {
+				t.Fatalf("record in the attribute: %v, sidecar: %v; want the %s", attr, serr, tc.name)
+			}
+		})
 	}
 }
 

@@ -90,6 +90,9 @@ func (a *Agent) checkRoom(dir string, size int64) error {
 		}
 		return fmt.Errorf("free space of %s: %w", dir, err)
 	}
+	if fs.Blocks == 0 {
+		return nil // a file system that gives no capacity (ramfs) cannot be checked
+	}
 	free := int64(fs.Bavail) * fs.Bsize
 	if size > free-a.opts.MinFree {
 		return fmt.Errorf("%d bytes declared, %d free in %s (keeping %d): %w", size, free, p, a.opts.MinFree, syscall.ENOSPC)

@@ -3,11 +3,11 @@ package agent
 import (
 	"context"
 	"log"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/kvs"
 )
@@ -24,16 +24,16 @@ func fullKey(ns, key string) string {
 
 // cache is the node-local metadata cache. A watch on the whole staging prefix keeps it
 // current, and when a newer version of a file that was staged here appears, the local
-// copy's sidecar is removed, so the next consumer fetches the new version.
+// copy's record is removed (dyad.DropStaged), so the next consumer fetches the new version.
 type cache struct {
 	mu     sync.RWMutex
 	metas  map[string]*wire.Meta // by full key
-	staged map[string]string     // full key -> sidecar path of a local copy
+	staged map[string]stagedCopy // full key -> a local copy
 	done   chan struct{}
 }
 
 func newCache() *cache {
-	return &cache{metas: map[string]*wire.Meta{}, staged: map[string]string{}, done: make(chan struct{})}
+	return &cache{metas: map[string]*wire.Meta{}, staged: map[string]stagedCopy{}, done: make(chan struct{})}
 }
 
 func (c *cache) get(full string) (*wire.Meta, bool) {
@@ -51,19 +51,20 @@ func (c *cache) put(full string, m *wire.Meta) {
 		return
 	}
 	c.metas[full] = m
-	if side, ok := c.staged[full]; ok {
-		if cur, err := os.ReadFile(side); err == nil {
-			if sm, err := wire.DecodeMeta(cur); err == nil && sm.Version < m.Version {
-				os.Remove(side)
-				delete(c.staged, full)
-			}
+	if sc, ok := c.staged[full]; ok {
+		if sm, err := dyad.ReadStaged(sc.dest, sc.side); err == nil && sm.Version < m.Version {
+			dyad.DropStaged(sc.dest, sc.side)
+			delete(c.staged, full)
 		}
 	}
 }
 
-func (c *cache) markStaged(full, side string) {
+// stagedCopy is where a local copy and its sidecar (if it has one) are.
+type stagedCopy struct{ dest, side string }
+
+func (c *cache) markStaged(full, dest, side string) {
 	c.mu.Lock()
-	c.staged[full] = side
+	c.staged[full] = stagedCopy{dest, side}
 	c.mu.Unlock()
 }
 

@@ -51,46 +51,53 @@ func (f *flights) do(key string, fn func() error) error {
 }
 
 // stage fetches meta's file from its owner into dest over dtl: into a temporary file beside it,
-// verified by size and the signed content hash, then renamed into place, then recorded in the sidecar.
-// A failure at any point removes the temporary file, so no partial file is left.
+// verified by size and the signed content hash, marked with its record (dyad.StagedAttr),
+// then renamed into place; where the file system takes no such mark, the record goes to
+// the sidecar side after the rename. A failure at any point removes the temporary file, so
+// no partial file is left.
 func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string, dtl dyad.DTL) error {
 	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
-		// The destination is looked at first: usually it is missing, and the sidecar
+		// The destination is looked at first: usually it is missing, and its record
 		// (left by an earlier version) need not be read.
 		if st, err := os.Stat(dest); err == nil && st.Size() == meta.Size {
-			if sm, err := os.ReadFile(side); err == nil {
-				if m, err := wire.DecodeMeta(sm); err == nil && m.Version == meta.Version && m.Key == meta.Key && m.Size == st.Size() {
-					return nil // staged by the flight that just finished
-				}
+			if m, err := dyad.ReadStaged(dest, side); err == nil && m.Version == meta.Version && m.Key == meta.Key && m.Size == st.Size() {
+				return nil // staged by the flight that just finished
 			}
 		}
 		if err := a.checkRoom(filepath.Dir(dest), meta.Size); err != nil {
 			return fmt.Errorf("refused %q version %d: %w", meta.Path, meta.Version, err)
 		}
-		b, err := wire.EncodeMeta(clientMeta(meta))
-		if err != nil {
-			return err
-		}
-		// The sidecar is written beside the transfer, and renamed into place after the file.
-		sw := a.startAtomic(side, b)
 		start := time.Now()
 		n, err := a.fetchDTL(ctx, dtl, meta, dest)
 		took := time.Since(start)
 		if err != nil {
-			sw.abort()
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
 		}
-		if err := sw.commit(); err != nil {
-			return err
+		if !dyad.HasStagedAttr(dest) {
+			b, err := stagedRecord(meta)
+			if err == nil {
+				err = a.writeAtomic(side, b)
+			}
+			if err != nil {
+				return fmt.Errorf("record of %q version %d: %w", meta.Path, meta.Version, err)
+			}
 		}
 		a.log.Info("staged", append(transferAttrs(meta.Path, n, took),
 			"version", meta.Version, "from", meta.Owner, "dtl", string(dtl))...)
-		a.cache.markStaged(fullKey(ns, meta.Key), side)
+		a.cache.markStaged(fullKey(ns, meta.Key), dest, side)
 		a.ctr.stages.Add(1)
 		a.ctr.stageBytes.Add(n)
 		return nil
 	})
 }
+
+// stagedRecord is the record a staged copy carries: meta without its content tag and
+// signature, encoded.
+func stagedRecord(meta *wire.Meta) ([]byte, error) { return wire.EncodeMeta(clientMeta(meta)) }
+
+// setStagedAttr marks a staged copy's temporary file with its record; a variable so
+// that a test can stand in for a file system without user extended attributes.
+var setStagedAttr = dyad.SetStagedAttr
 
 // init registers the rpc layer: a chunked stream over the agent connection.
 func init() { registerDTL(dyad.DTLRPC, dtlDriver{fetch: (*Agent).fetch}) }
@@ -305,6 +312,11 @@ func (d *download) commit(n int64) error {
 	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content checksum: tag %x, the signed record names %x (not the bytes published)", h, d.meta.Hash)
 	}
+	// The copy carries its record into place; where it cannot (stage writes the sidecar
+	// then), it is renamed without.
+	if b, err := stagedRecord(d.meta); err == nil {
+		setStagedAttr(d.tmp, b)
+	}
 	// Renamed while open: its lock (createTemp) lasts as long as its temporary name.
 	if err := os.Rename(d.tmp.Name(), d.dest); err != nil {
 		return err
@@ -333,63 +345,25 @@ func (d *download) end(err error) {
 	}
 }
 
-// writeAtomic writes b to p through a temporary file and a rename.
-func (a *Agent) writeAtomic(p string, b []byte) error { return a.startAtomic(p, b).commit() }
-
-// atomicWrite is a writeAtomic under way: the temporary file is written on a goroutine,
-// so that a staging writes its sidecar's bytes (known before the transfer) beside the
-// transfer and only renames them into place after the file itself. The temporary file
-// is a staging's (createTemp): locked while it lives, swept once an agent crash left it.
-type atomicWrite struct {
-	p    string
-	done chan struct{}
-	tmp  *os.File
-	err  error
-}
-
-// startAtomic starts writing b to a temporary file beside p.
-func (a *Agent) startAtomic(p string, b []byte) *atomicWrite {
-	w := &atomicWrite{p: p, done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		tmp, err := a.createTemp(p)
-		if w.err = err; err != nil {
-			return
-		}
-		if _, w.err = tmp.Write(b); w.err != nil {
-			os.Remove(tmp.Name())
-			tmp.Close()
-			return
-		}
-		w.tmp = tmp
-	}()
-	return w
-}
-
-// commit renames the written file into place, then closes it (and so gives up its
-// lock). An existing p is removed first: ext4 (auto_da_alloc) forces out the data of a
-// file renamed over another, which cost up to tens of milliseconds under load; a reader
-// that looks in between finds no record and goes through the agent, which serialises
-// with this staging.
-func (w *atomicWrite) commit() error {
-	<-w.done
-	if w.err != nil {
-		return w.err
+// writeAtomic writes b to p through a temporary file and a rename. The temporary file is
+// a staging's (createTemp): locked while it lives, swept once an agent crash left it. An
+// existing p is removed first: ext4 (auto_da_alloc) forces out the data of a file renamed
+// over another, which cost up to tens of milliseconds under load; a reader that looks in
+// between finds no record and goes through the agent, which serialises with this staging.
+func (a *Agent) writeAtomic(p string, b []byte) error {
+	tmp, err := a.createTemp(p)
+	if err != nil {
+		return err
 	}
-	defer w.tmp.Close()
-	os.Remove(w.p)
-	if err := os.Rename(w.tmp.Name(), w.p); err != nil {
-		os.Remove(w.tmp.Name())
+	defer tmp.Close()
+	if _, err := tmp.Write(b); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	os.Remove(p)
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
 		return err
 	}
 	return nil
-}
-
-// abort removes the temporary file.
-func (w *atomicWrite) abort() {
-	<-w.done
-	if w.tmp != nil {
-		os.Remove(w.tmp.Name())
-		w.tmp.Close()
-	}
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/ofd"
 )
 
-// A staging fills a temporary file beside its destination, and one beside its sidecar,
-// and holds each file's OFD lock until the file is renamed into place or removed
-// (createTemp, download.commit, atomicWrite.commit). A staging that an agent crash cut
+// A staging fills a temporary file beside its destination (and one beside its sidecar,
+// where the file system keeps no extended attributes for its record), and holds each
+// file's OFD lock until the file is renamed into place or removed (createTemp,
+// download.commit, writeAtomic). A staging that an agent crash cut
 // short leaves its temporary files behind, unlocked. The first time an agent stages into
 // a directory it sweeps that directory once, in the background: a temporary file that
 // nobody holds and that is older than the agent's start is a crashed staging's, and

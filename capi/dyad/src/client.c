@@ -10,10 +10,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+/* STAGED_ATTR is the extended attribute in which a staged copy carries its record (the Go
+ * client's dyad.StagedAttr). */
+#define STAGED_ATTR "user.couplet.meta"
 
 int sys_open(const char *path, int flags, mode_t mode) {
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
@@ -135,31 +140,39 @@ dyad_rc_t client_produce(const struct dyad_ctx *c, const char *abs, const char *
     return rc;
 }
 
-/* local_copy reports whether a complete local copy of key at version >= minv exists:
- * the sidecar (written after the copy's rename) names it and the size still matches. */
+/* local_copy reports whether a complete local copy of key at version >= minv exists: the
+ * copy's record names it (in its user.couplet.meta extended attribute, set before the
+ * copy's rename, or where the file system keeps none, in the sidecar written after it) and
+ * the size still matches. */
 static bool local_copy(const struct dyad_ctx *c, const char *upath, const char *key, int64_t minv, wmeta *out) {
-    char *side = state_path(c->cons, "meta", upath, ".meta");
-    if (!side) return false;
-    int fd = sys_open(side, O_RDONLY | O_CLOEXEC, 0);
-    free(side);
-    if (fd < 0) return false;
+    char abs[PATH_MAX];
+    snprintf(abs, sizeof abs, "%s/%s", c->cons, upath);
     uint8_t buf[WIRE_MAX_FRAME];
     size_t n = 0;
-    for (;;) {
-        ssize_t k = read(fd, buf + n, sizeof buf - n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        n += (size_t)k;
-        if (n == sizeof buf) break;
+    ssize_t a = getxattr(abs, STAGED_ATTR, buf, sizeof buf);
+    if (a >= 0) {
+        n = (size_t)a;
+    } else {
+        if (errno == ENOENT) return false;
+        char *side = state_path(c->cons, "meta", upath, ".meta");
+        if (!side) return false;
+        int fd = sys_open(side, O_RDONLY | O_CLOEXEC, 0);
+        free(side);
+        if (fd < 0) return false;
+        for (;;) {
+            ssize_t k = read(fd, buf + n, sizeof buf - n);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            n += (size_t)k;
+            if (n == sizeof buf) break;
+        }
+        sys_close(fd);
     }
-    sys_close(fd);
     wmeta m = {0};
     mp_rd r = {buf, buf + n, false};
     bool ok = wire_decode_meta(&r, &m) && m.key && !strcmp(m.key, key) && m.version >= minv;
     if (ok) {
-        char abs[PATH_MAX];
         struct stat st;
-        snprintf(abs, sizeof abs, "%s/%s", c->cons, upath);
         ok = stat(abs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == m.size;
         if (ok && c->check) {
             int64_t size;
