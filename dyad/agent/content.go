@@ -144,8 +144,7 @@ func (m *ContentMAC) Write(p []byte) (int, error) {
 // sealNext folds the tag of the next chunk in.
 func (m *ContentMAC) sealNext(c []byte) {
 	m.seal.tag(m.chunk, c, &m.out)
-	m.chunk++
-	m.fold.Write(m.out[:])
+	m.foldTag(&m.out)
 }
 
 // Sum ends the tag and returns salt || tag; call it once, after the last Write.
@@ -157,12 +156,16 @@ func (m *ContentMAC) Sum() []byte {
 	return m.end()
 }
 
-// sumOf returns the content tag (salt || tag) of an n-byte file whose chunk tags, made
-// by sealers of m, are tags, in order. m must not have been written to.
-func (m *ContentMAC) sumOf(tags [][tagSize]byte, n int64) []byte {
-	for i := range tags {
-		m.fold.Write(tags[i][:])
-	}
+// foldTag folds t, the tag of the next chunk (made by a sealer of m), in. A ContentMAC
+// takes its chunks either by Write or by foldTag, not both.
+func (m *ContentMAC) foldTag(t *[tagSize]byte) {
+	m.chunk++
+	m.fold.Write(t[:])
+}
+
+// sumOf ends a tag whose chunk tags foldTag took, of an n-byte file, and returns
+// salt || tag.
+func (m *ContentMAC) sumOf(n int64) []byte {
 	m.n = uint64(n)
 	return m.end()
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +15,10 @@ import (
 // readBack checks the content tag of a file that the rpc DTL fills in the kernel (splice
 // from the socket), beside the transfer: as ranges arrive, the chunks they complete are
 // tagged by a few goroutines of its own (hashers), each taking the next chunks not yet
-// taken, and the tags are folded in order at the end. The chunks' tags do not depend on
-// each other, so the check uses whatever cores are idle while bytes arrive, and when the
-// last byte is in, the goroutine that waits for the check tags the rest with them instead
-// of idling. The hashers read the page cache through a read-only mapping of the file,
+// taken, and the tags are folded in order as they complete. The chunks' tags do not
+// depend on each other, so the check uses whatever cores are idle while bytes arrive, and
+// when the last byte is in, the goroutine that waits for the check tags the rest with them
+// instead of idling. The hashers read the page cache through a read-only mapping of the file,
 // without copying it: reading into a buffer first made the hash cost 1.4 times as much
 // CPU (16 MiB: 4.8 ms against 3.4), on cores the transfer needs too. Where the file
 // cannot be mapped, each job's bytes are read (pread) first.
@@ -26,18 +27,28 @@ type readBack struct {
 	m    []byte // the file's mapping; nil: read it
 	size int64
 	h    *contentHasher
-	tags [][tagSize]byte // tags[i]: chunk i's tag, once made
+	// tags[i % len(tags)] is chunk i's tag from when it is made until it is folded
+	// (foldWindow slots); made says which are.
+	tags   [][tagSize]byte
+	made   []bool
+	window int64 // len(tags)
 
-	mu    sync.Mutex
-	more  sync.Cond // signalled when chunks become ready, or the read-back ends
-	have  int64     // bytes in the file, in order from 0
-	ready int64     // chunks whose bytes are all in the file
-	taken int64     // chunks handed to a hasher
-	ended bool      // no more ranges: the last chunk is ready, or the staging failed
-	err   error
-	busy  sync.WaitGroup // the hashers
-	done  bool           // close ran
+	mu     sync.Mutex
+	more   sync.Cond // signalled when chunks become ready or are folded, or the read-back ends
+	have   int64     // bytes in the file, in order from 0
+	ready  int64     // chunks whose bytes are all in the file
+	taken  int64     // chunks handed to a hasher
+	folded int64     // chunks whose tags are folded in
+	ended  bool      // no more ranges: the last chunk is ready, or the staging failed
+	err    error
+	busy   sync.WaitGroup // the hashers
+	done   bool           // close ran
 }
+
+// foldWindow bounds the chunks taken ahead of the fold (a hasher that falls behind holds
+// the others back once they are this far ahead), so that the tags waiting for the fold
+// take 64 KiB whatever the file's size. A variable so that a test can make it small.
+var foldWindow int64 = 4096
 
 // readBackHashers is the most goroutines that tag one file's chunks at a time, besides
 // the one that waits for the tag at the end.
@@ -59,7 +70,8 @@ func startReadBack(f *os.File, h *contentHasher, size int64) *readBack {
 // runReadBack starts the hashers over the mapping m of f (nil: read f), a file of size
 // bytes once complete. close unmaps m.
 func runReadBack(f *os.File, h *contentHasher, m []byte, size int64) *readBack {
-	r := &readBack{f: f, m: m, size: size, h: h, tags: make([][tagSize]byte, (size+contentChunk-1)/contentChunk)}
+	r := &readBack{f: f, m: m, size: size, h: h, window: foldWindow,
+		tags: make([][tagSize]byte, foldWindow), made: make([]bool, foldWindow)}
 	r.more.L = &r.mu
 	for range readBackHashers {
 		s, err := h.mac.newSealer()
@@ -113,13 +125,13 @@ func (r *readBack) fail(err error) {
 func (r *readBack) take() (lo, hi, have int64, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for r.taken >= r.ready && !r.ended {
+	for (r.taken >= r.ready || r.taken >= r.folded+r.window) && !(r.ended && r.taken >= r.ready) && r.err == nil {
 		r.more.Wait()
 	}
 	if r.err != nil || r.taken >= r.ready {
 		return 0, 0, 0, false
 	}
-	lo, hi = r.taken, min(r.ready, r.taken+jobChunks)
+	lo, hi = r.taken, min(r.ready, r.taken+jobChunks, r.folded+r.window)
 	r.taken = hi
 	return lo, hi, r.have, true
 }
@@ -147,12 +159,31 @@ func (r *readBack) hash(s *chunkSealer) {
 			}
 			err = r.tagRead(s, lo, off, buf[:end-off])
 		}
+		r.mu.Lock()
 		if err != nil {
-			r.mu.Lock()
 			r.fail(err)
 			r.mu.Unlock()
 			return
 		}
+		r.fold(lo, hi)
+		r.mu.Unlock()
+	}
+}
+
+// fold marks chunks [lo, hi) tagged and folds in every tag that completes the run from
+// the last one folded; r.mu is held.
+func (r *readBack) fold(lo, hi int64) {
+	for i := lo; i < hi; i++ {
+		r.made[i%r.window] = true
+	}
+	k := r.folded
+	for ; r.made[k%r.window] && k < r.taken; k++ {
+		r.h.mac.foldTag(&r.tags[k%r.window])
+		r.made[k%r.window] = false
+	}
+	if k > r.folded {
+		r.folded = k
+		r.more.Broadcast()
 	}
 }
 
@@ -189,7 +220,7 @@ func (r *readBack) tagRead(s *chunkSealer, lo, off int64, p []byte) error {
 func (r *readBack) tagChunks(s *chunkSealer, lo int64, p []byte) {
 	for i := lo; len(p) > 0; i++ {
 		c := p[:min(len(p), contentChunk)]
-		s.tag(uint64(i), c, &r.tags[i])
+		s.tag(uint64(i), c, &r.tags[i%r.window])
 		p = p[len(c):]
 	}
 }
@@ -223,21 +254,23 @@ func (r *readBack) end(abort bool) error {
 		}
 	}
 	r.busy.Wait()
-	r.h.chunked = true
 	if r.m != nil {
 		// Unmapped after the staging is told the hash is done: tearing down the mapping
 		// of 16 MiB took 0.2 ms, which the staging need not wait for.
 		go unix.Munmap(r.m)
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h.chunked = true
 	if r.err == nil {
 		if r.have != r.size {
 			r.err = fmt.Errorf("read back %d bytes of a %d-byte file: %w", r.have, r.size, io.ErrUnexpectedEOF)
 		} else {
-			r.h.sum = r.h.mac.sumOf(r.tags, r.have)
+			r.h.sum = r.h.mac.sumOf(r.have)
 		}
 	}
 	return r.err
 }
 
 // errAborted is what a read-back ended by abort reports.
-var errAborted = fmt.Errorf("read back aborted")
+var errAborted = errors.New("read back aborted")

@@ -43,7 +43,7 @@ func TestReadBack(t *testing.T) {
 	flipped := write("bad", bad)
 	short := write("short", data[:len(data)-contentChunk-5]) // the file lacks its last bytes
 	n := int64(len(data))
-	defer func(k int) { readBackHashers = k }(readBackHashers)
+	defer func(k int, w int64) { readBackHashers, foldWindow = k, w }(readBackHashers, foldWindow)
 	for _, mode := range []struct {
 		name  string
 		start func(*os.File, *contentHasher) *readBack
@@ -65,14 +65,19 @@ func TestReadBack(t *testing.T) {
 			}
 			return c.Sum(), err
 		}
-		for _, hashers := range []int{1, 2, 4} {
-			for _, span := range []int64{n / 7, 4097, hashPiece - 1, hashPiece, 1 << 20, n} {
-				got, err := feed(good, hashers, span)
-				if err != nil {
-					t.Fatalf("%s, %d hashers, ranges of %d: %v", mode.name, hashers, span, err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s, %d hashers, ranges of %d: tag %x, want %x", mode.name, hashers, span, got, want)
+		// A window of 3 chunks (smaller than a job) and of 5 make the hashers wait for the
+		// fold and reuse its slots many times over.
+		for _, window := range []int64{3, 5, 4096} {
+			foldWindow = window
+			for _, hashers := range []int{1, 2, 4} {
+				for _, span := range []int64{n / 7, 4097, hashPiece - 1, hashPiece, 1 << 20, n} {
+					got, err := feed(good, hashers, span)
+					if err != nil {
+						t.Fatalf("%s, window %d, %d hashers, ranges of %d: %v", mode.name, window, hashers, span, err)
+					}
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s, window %d, %d hashers, ranges of %d: tag %x, want %x", mode.name, window, hashers, span, got, want)
+					}
 				}
 			}
 		}
