@@ -88,7 +88,7 @@ func newContentMAC(key, salt []byte) (*ContentMAC, error) {
 
 // chunkSealer makes the tags of single chunks of one record (t_i above). The chunk tags do
 // not depend on each other, so goroutines with a sealer each may make them in any order,
-// as long as the fold takes them in order (sumOf).
+// as long as the fold takes them in order (foldTag).
 type chunkSealer struct {
 	gcm   cipher.AEAD
 	nonce [12]byte

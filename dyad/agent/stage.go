@@ -95,10 +95,6 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 // signature, encoded.
 func stagedRecord(meta *wire.Meta) ([]byte, error) { return wire.EncodeMeta(clientMeta(meta)) }
 
-// setStagedAttr marks a staged copy's temporary file with its record; a variable so
-// that a test can stand in for a file system without user extended attributes.
-var setStagedAttr = dyad.SetStagedAttr
-
 // init registers the rpc layer: a chunked stream over the agent connection.
 func init() { registerDTL(dyad.DTLRPC, dtlDriver{fetch: (*Agent).fetch}) }
 
@@ -315,7 +311,7 @@ func (d *download) commit(n int64) error {
 	// The copy carries its record into place; where it cannot (stage writes the sidecar
 	// then), it is renamed without.
 	if b, err := stagedRecord(d.meta); err == nil {
-		setStagedAttr(d.tmp, b)
+		dyad.SetStagedAttr(d.tmp, b)
 	}
 	// Renamed while open: its lock (createTemp) lasts as long as its temporary name.
 	if err := os.Rename(d.tmp.Name(), d.dest); err != nil {
