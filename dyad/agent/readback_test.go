@@ -120,6 +120,11 @@ func TestReadBack(t *testing.T) {
 			t.Errorf("%s: close after abort = %v, tag %x; want errAborted and no tag", mode.name, err, c.Sum())
 		}
 	}
+	// An empty file: no chunk, the tag of no bytes.
+	empty := newContentHasher(testMAC())
+	if err := startReadBack(good, empty, 0).close(); err != nil || !bytes.Equal(empty.Sum(), tagOf(nil)) {
+		t.Errorf("empty file: tag %x (%v), want %x", empty.Sum(), err, tagOf(nil))
+	}
 }
 
 // TestReadBackShrunk: a file cut short under the mapping (by someone else with access to
