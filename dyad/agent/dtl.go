@@ -15,11 +15,15 @@ type dtlDriver struct {
 	// start, if set, readies the layer when the agent starts with it as its
 	// default, so a bad setting fails the start rather than the first fetch.
 	start func(a *Agent) error
-	// fetch copies meta's file into dest and returns the bytes copied.
-	fetch func(a *Agent, ctx context.Context, meta *wire.Meta, dest string) (int64, error)
+	// fetch copies meta's file to its target and returns the bytes copied.
+	fetch func(a *Agent, ctx context.Context, meta *wire.Meta, to target) (int64, error)
 }
 
 var dtls = map[dyad.DTL]dtlDriver{}
+
+// target is where a staging puts its copy (dest) and, where the copy cannot carry its
+// record (dyad.StagedAttr), the record (side, the sidecar).
+type target struct{ dest, side string }
 
 // registerDTL makes a layer available under name; a second registration panics.
 func registerDTL(name dyad.DTL, d dtlDriver) {
@@ -38,11 +42,11 @@ func dtlFor(name dyad.DTL) (dtlDriver, error) {
 	return d, nil
 }
 
-// fetchDTL fetches meta's file into dest over dtl (the consumer's choice, else the agent's).
-func (a *Agent) fetchDTL(ctx context.Context, dtl dyad.DTL, meta *wire.Meta, dest string) (int64, error) {
+// fetchDTL fetches meta's file to its target over dtl (the consumer's choice, else the agent's).
+func (a *Agent) fetchDTL(ctx context.Context, dtl dyad.DTL, meta *wire.Meta, to target) (int64, error) {
 	d, err := dtlFor(dtl)
 	if err != nil {
 		return 0, err
 	}
-	return d.fetch(a, ctx, meta, dest)
+	return d.fetch(a, ctx, meta, to)
 }

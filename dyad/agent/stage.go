@@ -53,8 +53,8 @@ func (f *flights) do(key string, fn func() error) error {
 // stage fetches meta's file from its owner into dest over dtl: into a temporary file beside it,
 // verified by size and the signed content hash, marked with its record (dyad.StagedAttr),
 // then renamed into place; where the file system takes no such mark, the record goes to
-// the sidecar side after the rename. A failure at any point removes the temporary file, so
-// no partial file is left.
+// the sidecar side after the rename (download.commit). A failure at any point removes the
+// temporary file, so no partial file is left.
 func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, side string, dtl dyad.DTL) error {
 	return a.flights.do(dest+"\x00"+strconv.FormatInt(meta.Version, 10), func() error {
 		// The destination is looked at first: usually it is missing, and its record
@@ -68,19 +68,10 @@ func (a *Agent) stage(ctx context.Context, ns string, meta *wire.Meta, dest, sid
 			return fmt.Errorf("refused %q version %d: %w", meta.Path, meta.Version, err)
 		}
 		start := time.Now()
-		n, err := a.fetchDTL(ctx, dtl, meta, dest)
+		n, err := a.fetchDTL(ctx, dtl, meta, target{dest, side})
 		took := time.Since(start)
 		if err != nil {
 			return fmt.Errorf("fetch %q version %d from %s: %w", meta.Path, meta.Version, meta.Owner, err)
-		}
-		if !dyad.HasStagedAttr(dest) {
-			b, err := stagedRecord(meta)
-			if err == nil {
-				err = a.writeAtomic(side, b)
-			}
-			if err != nil {
-				return fmt.Errorf("record of %q version %d: %w", meta.Path, meta.Version, err)
-			}
 		}
 		a.log.Info("staged", append(transferAttrs(meta.Path, n, took),
 			"version", meta.Version, "from", meta.Owner, "dtl", string(dtl))...)
@@ -99,8 +90,8 @@ func stagedRecord(meta *wire.Meta) ([]byte, error) { return wire.EncodeMeta(clie
 func init() { registerDTL(dyad.DTLRPC, dtlDriver{fetch: (*Agent).fetch}) }
 
 // fetch copies meta's file from its owner's agent over the agent connection.
-func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
-	d, err := a.startDownload(ctx, meta, dest, &wire.Msg{Op: wire.OpFetch, Path: meta.Path, Version: meta.Version})
+func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, to target) (n int64, err error) {
+	d, err := a.startDownload(ctx, meta, to, &wire.Msg{Op: wire.OpFetch, Path: meta.Path, Version: meta.Version})
 	if err != nil {
 		return 0, err
 	}
@@ -172,7 +163,7 @@ type download struct {
 	c    net.Conn
 	stop func() bool
 	meta *wire.Meta
-	dest string
+	to   target
 	tmp  *os.File
 	// content checks the hash the signed record names, at commit.
 	content *contentHasher
@@ -186,8 +177,9 @@ type download struct {
 
 // startDownload sends req to the owner over an authenticated connection (a pooled one
 // when there is one), checks the owner's header against meta and creates the
-// temporary file next to dest. The caller ends it with end, after commit on success.
-func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string, req *wire.Msg) (*download, error) {
+// temporary file next to its destination. The caller ends it with end, after commit on
+// success.
+func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, to target, req *wire.Msg) (*download, error) {
 	var (
 		d   *download
 		h   *wire.Msg
@@ -213,13 +205,13 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, dest string,
 			dropTmp()
 			return nil, derr
 		}
-		d = &download{a: a, c: c, meta: meta, dest: dest, content: newContentHasher(mac)}
+		d = &download{a: a, c: c, meta: meta, to: to, content: newContentHasher(mac)}
 		d.stop = context.AfterFunc(ctx, func() { c.Close() })
 		d.idle()
 		if err = wire.Write(c, req); err == nil {
 			// The temporary file is made while the owner opens the file and replies.
 			if tmp == nil {
-				if tmp, err = a.createTemp(dest); err != nil {
+				if tmp, err = a.createTemp(to.dest); err != nil {
 					d.end(err)
 					return nil, err
 				}
@@ -308,18 +300,25 @@ func (d *download) commit(n int64) error {
 	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content checksum: tag %x, the signed record names %x (not the bytes published)", h, d.meta.Hash)
 	}
-	// The copy carries its record into place; where it cannot (stage writes the sidecar
-	// then), it is renamed without.
-	if b, err := stagedRecord(d.meta); err == nil {
-		dyad.SetStagedAttr(d.tmp, b)
+	// The copy carries its record into place, so that both appear at once; where it
+	// cannot, the record goes to the sidecar right after the rename.
+	rec, err := stagedRecord(d.meta)
+	if err != nil {
+		return err
 	}
+	attrErr := dyad.SetStagedAttr(d.tmp, rec)
 	// Renamed while open: its lock (createTemp) lasts as long as its temporary name.
-	if err := os.Rename(d.tmp.Name(), d.dest); err != nil {
+	if err := os.Rename(d.tmp.Name(), d.to.dest); err != nil {
 		return err
 	}
 	if err := d.tmp.Close(); err != nil {
-		os.Remove(d.dest)
+		os.Remove(d.to.dest)
 		return err
+	}
+	if attrErr != nil {
+		if err := d.a.writeAtomic(d.to.side, rec); err != nil {
+			return fmt.Errorf("record of %q version %d: %w", d.meta.Path, d.meta.Version, err)
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 // read into one slot overlaps the write and the hash of the others. Copying each slot
 // out into buffers of its own first, as this DTL once did, cost an extra copy and made
 // the staging 10-20% slower at 256 MiB and 1 GiB on the machine of docs/PERFORMANCE.md.
-func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n int64, err error) {
+func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, to target) (n int64, err error) {
 	un, err := a.ucxNode()
 	if err != nil {
 		return 0, err
@@ -35,7 +35,7 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, dest string) (n i
 
 	req := &wire.Msg{Op: wire.OpFetchUCX, Path: meta.Path, Version: meta.Version,
 		Win: &wire.Window{Worker: un.addr, Addr: win.mem.Addr(), Rkey: win.rkey, SlotSize: un.slot, Slots: un.slots}}
-	d, err := a.startDownload(ctx, meta, dest, req)
+	d, err := a.startDownload(ctx, meta, to, req)
 	if err != nil {
 		return 0, err
 	}
