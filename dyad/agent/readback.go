@@ -28,7 +28,7 @@ type readBack struct {
 	size int64
 	h    *contentHasher
 	// tags[i % len(tags)] is chunk i's tag from when it is made until it is folded
-	// (foldWindow slots); made says which are.
+	// (at most foldWindow slots); made says which are.
 	tags   [][tagSize]byte
 	made   []bool
 	window int64 // len(tags)
@@ -70,8 +70,9 @@ func startReadBack(f *os.File, h *contentHasher, size int64) *readBack {
 // runReadBack starts the hashers over the mapping m of f (nil: read f), a file of size
 // bytes once complete. close unmaps m.
 func runReadBack(f *os.File, h *contentHasher, m []byte, size int64) *readBack {
-	r := &readBack{f: f, m: m, size: size, h: h, window: foldWindow,
-		tags: make([][tagSize]byte, foldWindow), made: make([]bool, foldWindow)}
+	// A file of fewer chunks than the window needs no more slots than it has chunks.
+	w := max(1, min(foldWindow, (size+contentChunk-1)/contentChunk))
+	r := &readBack{f: f, m: m, size: size, h: h, window: w, tags: make([][tagSize]byte, w), made: make([]bool, w)}
 	r.more.L = &r.mu
 	for range readBackHashers {
 		s, err := h.mac.newSealer()
