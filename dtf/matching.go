@@ -24,7 +24,9 @@ func (e *engine) onMatcherMsg(m *envelope) error {
 	r, err := e.mt.Step(m)
 	key := keyOf(m)
 	if r.Matched > 0 {
-		e.matchTime[key] += time.Since(start)
+		d := time.Since(start)
+		e.matchTime[key] += d
+		e.traceMatch(m, r.Matched, d)
 	}
 	for _, s := range r.Sends {
 		if err := e.send(s.To, s.Msg); err != nil {

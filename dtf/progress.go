@@ -37,6 +37,7 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 		}
 		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
 	}
+	e.traceMsg(true, to, m)
 	e.sends = append(e.sends, &pendingSend{q, b, best})
 	return nil
 }
@@ -67,6 +68,7 @@ func (e *engine) pollUpTo(max int) (int, error) {
 			return n, fmt.Errorf("%w (from rank %d)", err, msg.Source)
 		}
 		m.From = msg.Source
+		e.traceMsg(false, m.From, m)
 		if err := e.dispatch(m); err != nil {
 			return n, err
 		}

@@ -39,6 +39,36 @@ func (t *rankTotals) add(s *stats.Record) {
 	}
 }
 
+// traceLevel is the DTF_VERBOSE_LEVEL from which every rank prints a line per control
+// message it sends or receives and per matching it does (traceMsg, traceMatch).
+const traceLevel = 2
+
+// traceMsg prints, at traceLevel, one control message this rank sent to or got from
+// rank peer, stamped with the wall clock in Unix nanoseconds: the ranks of one node share
+// that clock, so the lines of all ranks merge into one timeline of the protocol (which
+// rank waited for which message, and how long a hop took).
+func (e *engine) traceMsg(sent bool, peer int, m *envelope) {
+	if e.cfg.VerboseLevel < traceLevel {
+		return
+	}
+	what := "got %s from"
+	if sent {
+		what = "sent %s to"
+	}
+	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d "+what+" rank %d: %s session %d epoch %d\n",
+		time.Now().UnixNano(), e.tr.Rank(), m.Kind, peer, m.Path, m.Session, m.Epoch)
+}
+
+// traceMatch prints, at traceLevel, that this rank's matcher answered n read rounds
+// of m's file in d.
+func (e *engine) traceMatch(m *envelope, n int, d time.Duration) {
+	if e.cfg.VerboseLevel < traceLevel {
+		return
+	}
+	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d matched %d rounds in %v: %s session %d epoch %d\n",
+		time.Now().UnixNano(), e.tr.Rank(), n, d, m.Path, m.Session, m.Epoch)
+}
+
 // noteOpened remembers a path the program opened or created, coupled or not, for the
 // finalize warning about [FILE] sections that matched nothing.
 func (e *engine) noteOpened(path string) {

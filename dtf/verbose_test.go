@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,91 @@ comp2 = "r"
 	}
 	if strings.Contains(out, `"decomp" matched no file`) {
 		t.Error("the section that coupled decomp.nc was reported as unmatched")
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}
+
+// traceLine is one DTF_VERBOSE_LEVEL=2 line about a control message.
+var traceLine = regexp.MustCompile(`(?m)couplet: trace (\d+) rank (\d+) (sent|got) (\S+) (?:to|from) rank (\d+): (\S+) session (\d+) epoch (\d+)$`)
+
+// TestVerboseTrace runs the decomposition case with DTF_VERBOSE_LEVEL=2, at which every
+// rank prints a line per control message it sends or gets and per matching it does.
+// Every message sent (but the advisory FORGET, whose receiver may have left) was got
+// exactly once by the rank it went to, no earlier than it was sent (the ranks share
+// the node's clock), and the protocol's messages all appear.
+func TestVerboseTrace(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "dtf.ini")
+	text := `[INFO]
+ncomp = 2
+comp_name = "w"
+comp_name = "r"
+timeout = 60
+
+[FILE]
+filename = "decomp"
+comp1 = "w"
+comp2 = "r"
+mode = "transfer"
+`
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := mpitest.Build(t, prog)
+	a := []string{"-cfg", cfg, "-dir", dir, "-case", "decomp", "-wgrid", "2x1", "-rgrid", "1x2", "-ny", "14", "-nx", "6"}
+	env := []string{"DTF_VERBOSE_LEVEL=2"}
+	out := mpitest.Run(t, 3*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env}, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env})
+	type key struct {
+		kind, path   string
+		from, to     string
+		session, epo string
+	}
+	sent, got := map[key][]int64{}, map[key][]int64{}
+	kinds := map[string]bool{}
+	for _, m := range traceLine.FindAllStringSubmatch(out, -1) {
+		ns, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := key{kind: m[4], path: m[6], session: m[7], epo: m[8]}
+		if m[3] == "sent" {
+			k.from, k.to = m[2], m[5]
+			if k.kind != "FORGET" {
+				sent[k] = append(sent[k], ns)
+			}
+		} else {
+			k.from, k.to = m[5], m[2]
+			got[k] = append(got[k], ns)
+		}
+		kinds[k.kind] = true
+	}
+	for _, want := range []string{"HEADER", "WRITE_REQS", "READ_REQS", "SCHEDULE", "EXPECT", "EPOCH_DONE"} {
+		if !kinds[want] {
+			t.Errorf("no trace line of a %s message", want)
+		}
+	}
+	for k, ss := range sent {
+		gs := got[k]
+		if len(gs) != len(ss) {
+			t.Errorf("%v: sent %d times, got %d times", k, len(ss), len(gs))
+			continue
+		}
+		// Messages of one sender and tag arrive in the order sent.
+		for i := range ss {
+			if gs[i] < ss[i] {
+				t.Errorf("%v: message %d got at %d, before it was sent at %d", k, i, gs[i], ss[i])
+			}
+		}
+	}
+	for k, gs := range got {
+		if k.kind != "FORGET" && len(sent[k]) == 0 {
+			t.Errorf("%v: got %d times, never sent", k, len(gs))
+		}
+	}
+	if !regexp.MustCompile(`(?m)couplet: trace \d+ rank \d+ matched [1-9]\d* rounds in \S+: \S*decomp\S* session 0 epoch 0$`).MatchString(out) {
+		t.Error("no trace line of a matching")
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", out)

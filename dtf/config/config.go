@@ -64,7 +64,8 @@ import (
 //	MAX_WORKGROUP_SIZE       writer ranks per matcher when num_matchers is 0 (default 64)
 //	DTF_VERBOSE_LEVEL        -1..4 (default 0): -1 silences warnings; 1 and up print the
 //	                         configuration at start-up and warn at finalize about [FILE]
-//	                         sections that matched no file the component opened
+//	                         sections that matched no file the component opened; 2 and up
+//	                         print a line per control message and per matching (trace)
 //	DTF_PRINT_STATS          0/1: each rank prints a statistics line at finalize (default 0)
 //	DTF_DATA_MSG_SIZE_LIMIT  accepted for DTF compatibility, has no effect here (KiB)
 //	DTF_VAR_BLOCK_RANGE      overrides iodb_range
