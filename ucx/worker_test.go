@@ -36,9 +36,17 @@ func TestThreadModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go s.Wait(testTimeout)
-		if err := r.Wait(testTimeout); err != nil || string(buf) != "abc" {
-			t.Fatalf("mode %d: received %q, %v", mode, buf, err)
+		// The send progresses a while the receive progresses b; a is used again
+		// (the close) only once the send's goroutine is done with it: a worker
+		// closed under a running progress crashed the test binary.
+		sent := make(chan error, 1)
+		go func() { sent <- s.Wait(testTimeout) }()
+		rerr := r.Wait(testTimeout)
+		if err := <-sent; err != nil {
+			t.Fatalf("mode %d: send: %v", mode, err)
+		}
+		if rerr != nil || string(buf) != "abc" {
+			t.Fatalf("mode %d: received %q, %v", mode, buf, rerr)
 		}
 		stop := serve(b)
 		if err := ep.Close(testTimeout); err != nil {
