@@ -44,7 +44,9 @@ func (m ThreadMode) c() C.int {
 type Worker struct {
 	ctx  *Context
 	mode ThreadMode
-	mu   sync.Mutex // serialises UCX calls unless mode is ThreadMulti
+	// mu serialises UCX calls (shared under ThreadMulti, where UCX locks
+	// itself) and keeps Close from destroying the worker under a call.
+	mu   sync.RWMutex
 	h    C.ucp_worker_h
 	efd  int
 	// sleepers holds idle duplicates of efd in Go's network poller, one per waiter
@@ -84,7 +86,9 @@ func (c *Context) NewWorker(mode ThreadMode) (*Worker, error) {
 // lock takes the worker's lock and returns the handle, or ErrClosed.
 // The caller must call unlock in both cases.
 func (w *Worker) lock() (C.ucp_worker_h, error) {
-	if w.mode != ThreadMulti {
+	if w.mode == ThreadMulti {
+		w.mu.RLock()
+	} else {
 		w.mu.Lock()
 	}
 	if w.h == nil {
@@ -94,7 +98,9 @@ func (w *Worker) lock() (C.ucp_worker_h, error) {
 }
 
 func (w *Worker) unlock() {
-	if w.mode != ThreadMulti {
+	if w.mode == ThreadMulti {
+		w.mu.RUnlock()
+	} else {
 		w.mu.Unlock()
 	}
 }
@@ -130,11 +136,9 @@ func (w *Worker) Address() ([]byte, error) {
 // Signal wakes every goroutine sleeping in Wait on this worker so that it
 // re-checks its condition (ucp_worker_signal, safe from any goroutine).
 func (w *Worker) Signal() error {
-	if w.mode != ThreadMulti {
-		// ucp_worker_signal is thread safe; reading h still needs the lock.
-		w.mu.Lock()
-		defer w.mu.Unlock()
-	}
+	// ucp_worker_signal is thread safe; reading h still needs the lock.
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	if w.h == nil {
 		return ErrClosed
 	}
@@ -145,9 +149,13 @@ func (w *Worker) Signal() error {
 // completed first: requests still pending are released and fail with
 // ErrClosed, and UCX releases what is left.
 func (w *Worker) Close() error {
-	h, err := w.lock()
-	defer w.unlock()
-	if err != nil {
+	// Exclusive in every mode: a call in progress (a Progress of another
+	// goroutine) ends before the worker is destroyed, and later calls find
+	// it closed.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := w.h
+	if h == nil {
 		return nil
 	}
 	w.pendMu.Lock()

@@ -1,6 +1,7 @@
 package ucx
 
 import (
+	"sync"
 	"testing"
 )
 
@@ -68,5 +69,48 @@ func TestBadConfig(t *testing.T) {
 	t.Log(err)
 	if _, err := (&Worker{}).Connect(nil); err == nil {
 		t.Fatal("connect to an empty address succeeded")
+	}
+}
+
+// TestCloseUnderProgress closes a worker of each thread mode while other goroutines
+// progress it and signal it: Close waits for a call in progress, and the calls after it
+// find the worker closed. Under ThreadMulti the binding once took no lock at all, and a
+// worker destroyed under a running ucp_worker_progress crashed the process.
+func TestCloseUnderProgress(t *testing.T) {
+	for _, mode := range []ThreadMode{ThreadSerialized, ThreadSingle, ThreadMulti} {
+		for range 20 {
+			c, err := NewContext(&Options{Config: map[string]string{"TLS": "sm"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := c.NewWorker(mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			started := make(chan struct{}, 4)
+			var done sync.WaitGroup
+			for range 4 {
+				done.Go(func() {
+					started <- struct{}{}
+					for w.Signal() == nil {
+						w.Progress()
+					}
+				})
+			}
+			for range 4 {
+				<-started
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("mode %d: close: %v", mode, err)
+			}
+			done.Wait() // every goroutine saw ErrClosed from Signal
+			if n := w.Progress(); n != 0 {
+				t.Fatalf("mode %d: progress after close handled %d events", mode, n)
+			}
+			if err := w.Signal(); err != ErrClosed {
+				t.Fatalf("mode %d: signal after close: %v, want ErrClosed", mode, err)
+			}
+			c.Close()
+		}
 	}
 }
