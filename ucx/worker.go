@@ -46,9 +46,9 @@ type Worker struct {
 	mode ThreadMode
 	// mu serialises UCX calls (shared under ThreadMulti, where UCX locks
 	// itself) and keeps Close from destroying the worker under a call.
-	mu   sync.RWMutex
-	h    C.ucp_worker_h
-	efd  int
+	mu  sync.RWMutex
+	h   C.ucp_worker_h
+	efd int
 	// sleepers holds idle duplicates of efd in Go's network poller, one per waiter
 	// at a time (wait.go); sleepClosed is set when the worker closes.
 	sleepMu     sync.Mutex
