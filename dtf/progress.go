@@ -30,6 +30,7 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 	if err != nil {
 		return err
 	}
+	at := time.Now()
 	q, err := e.tr.Send(to, tagCtl, b)
 	if err != nil {
 		if best {
@@ -37,7 +38,7 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 		}
 		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
 	}
-	e.traceMsg(true, to, m)
+	e.traceMsg(at, true, to, m)
 	e.sends = append(e.sends, &pendingSend{q, b, best})
 	return nil
 }
@@ -68,7 +69,7 @@ func (e *engine) pollUpTo(max int) (int, error) {
 			return n, fmt.Errorf("%w (from rank %d)", err, msg.Source)
 		}
 		m.From = msg.Source
-		e.traceMsg(false, m.From, m)
+		e.traceMsg(time.Now(), false, m.From, m)
 		if err := e.dispatch(m); err != nil {
 			return n, err
 		}

@@ -44,10 +44,11 @@ func (t *rankTotals) add(s *stats.Record) {
 const traceLevel = 2
 
 // traceMsg prints, at traceLevel, one control message this rank sent to or got from
-// rank peer, stamped with the wall clock in Unix nanoseconds: the ranks of one node share
-// that clock, so the lines of all ranks merge into one timeline of the protocol (which
-// rank waited for which message, and how long a hop took).
-func (e *engine) traceMsg(sent bool, peer int, m *envelope) {
+// rank peer at wall-clock time at (Unix nanoseconds): the ranks of one node share that
+// clock, so the lines of all ranks merge into one timeline of the protocol (which rank
+// waited for which message, and how long a hop took). A send is stamped before the
+// message goes out, so that no receiver's stamp can precede it.
+func (e *engine) traceMsg(at time.Time, sent bool, peer int, m *envelope) {
 	if e.cfg.VerboseLevel < traceLevel {
 		return
 	}
@@ -56,7 +57,7 @@ func (e *engine) traceMsg(sent bool, peer int, m *envelope) {
 		what = "sent %s to"
 	}
 	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d "+what+" rank %d: %s session %d epoch %d\n",
-		time.Now().UnixNano(), e.tr.Rank(), m.Kind, peer, m.Path, m.Session, m.Epoch)
+		at.UnixNano(), e.tr.Rank(), m.Kind, peer, m.Path, m.Session, m.Epoch)
 }
 
 // traceMatch prints, at traceLevel, that this rank's matcher answered n read rounds
