@@ -89,22 +89,7 @@ var traceLine = regexp.MustCompile(`(?m)couplet: trace (\d+) rank (\d+) (sent|go
 // the node's clock), and the protocol's messages all appear.
 func TestVerboseTrace(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "dtf.ini")
-	text := `[INFO]
-ncomp = 2
-comp_name = "w"
-comp_name = "r"
-timeout = 60
-
-[FILE]
-filename = "decomp"
-comp1 = "w"
-comp2 = "r"
-mode = "transfer"
-`
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeConfig(t, dir, "transfer")
 	bin := mpitest.Build(t, prog)
 	a := []string{"-cfg", cfg, "-dir", dir, "-case", "decomp", "-wgrid", "2x1", "-rgrid", "1x2", "-ny", "14", "-nx", "6"}
 	env := []string{"DTF_VERBOSE_LEVEL=2"}
