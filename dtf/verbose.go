@@ -44,30 +44,39 @@ func (t *rankTotals) add(s *stats.Record) {
 const traceLevel = 2
 
 // traceMsg prints, at traceLevel, one control message this rank sent to or got from
-// rank peer at wall-clock time at (Unix nanoseconds): the ranks of one node share that
-// clock, so the lines of all ranks merge into one timeline of the protocol (which rank
-// waited for which message, and how long a hop took). A send is stamped before the
-// message goes out, so that no receiver's stamp can precede it.
+// rank peer at wall-clock time at. A send is stamped before the message goes out, so
+// that no receiver's stamp can precede it.
 func (e *engine) traceMsg(at time.Time, sent bool, peer int, m *envelope) {
-	if e.cfg.VerboseLevel < traceLevel {
+	if !e.tracing() {
 		return
 	}
-	what := "got %s from"
+	what := "got %s from rank %d"
 	if sent {
-		what = "sent %s to"
+		what = "sent %s to rank %d"
 	}
-	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d "+what+" rank %d: %s session %d epoch %d\n",
-		at.UnixNano(), e.tr.Rank(), m.Kind, peer, m.Path, m.Session, m.Epoch)
+	e.trace(at, m, what, m.Kind, peer)
 }
 
 // traceMatch prints, at traceLevel, that this rank's matcher answered n read rounds
 // of m's file in d.
 func (e *engine) traceMatch(m *envelope, n int, d time.Duration) {
-	if e.cfg.VerboseLevel < traceLevel {
+	if !e.tracing() {
 		return
 	}
-	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d matched %d rounds in %v: %s session %d epoch %d\n",
-		time.Now().UnixNano(), e.tr.Rank(), n, d, m.Path, m.Session, m.Epoch)
+	e.trace(time.Now(), m, "matched %d rounds in %v", n, d)
+}
+
+// tracing reports whether DTF_VERBOSE_LEVEL asks for the trace: checked before a
+// line's arguments are boxed, which untraced runs need not pay for on every message.
+func (e *engine) tracing() bool { return e.cfg.VerboseLevel >= traceLevel }
+
+// trace prints one line about m's file and epoch stamped with at in Unix
+// nanoseconds: the ranks of one node share that clock, so the lines of all ranks merge
+// into one timeline of the protocol (which rank waited for which message, and how long
+// a hop took).
+func (e *engine) trace(at time.Time, m *envelope, format string, args ...any) {
+	fmt.Fprintf(verboseOut, "couplet: trace %d rank %d %s: %s session %d epoch %d\n",
+		at.UnixNano(), e.tr.Rank(), fmt.Sprintf(format, args...), m.Path, m.Session, m.Epoch)
 }
 
 // noteOpened remembers a path the program opened or created, coupled or not, for the
