@@ -21,17 +21,19 @@ const ExchangeProg = "github.com/couplet-hpc/couplet/bench/progs/exchange"
 const (
 	ModeMPI     = "mpi"     // raw MPI subarray sends, the ideal exchange
 	ModeCoupled = "coupled" // couplet: pnetcdf on a coupled file + dtf.Transfer, over MPI (two copies)
+	ModeReplay  = "replay"  // the same with replay on: a session per round, each repeating the last one's record
 	ModeSingle  = "single"  // the same, single-copy reads between ranks of one node
 	ModeFile    = "file"    // real PnetCDF files: write, close, open, read
 )
 
 // ExchangeModes lists the modes in table order.
-var ExchangeModes = []string{ModeMPI, ModeCoupled, ModeSingle, ModeFile}
+var ExchangeModes = []string{ModeMPI, ModeCoupled, ModeReplay, ModeSingle, ModeFile}
 
 // ModeLabel names a mode in tables and legends.
 var ModeLabel = map[string]string{
 	ModeMPI:     "raw MPI (subarray send/recv)",
 	ModeCoupled: "couplet (pnetcdf + dtf.Transfer)",
+	ModeReplay:  "couplet, replay on",
 	ModeSingle:  "couplet, single copy on one node",
 	ModeFile:    "PnetCDF files (write+close+open+read)",
 }
@@ -43,9 +45,10 @@ const (
 )
 
 // ExchangeConfig is the dtf config of the helper: component w writes, r
-// reads, files named *coupled.nc are coupled in transfer mode, puts are not
-// copied (buffer_data = 0: the explicit-epoch contract lets the writer's
-// buffers be sent in place).
+// reads, files named *coupled.nc are coupled in transfer mode, and so are
+// files named *replay-<round>.nc, with replay on; puts are not copied
+// (buffer_data = 0: the explicit-epoch contract lets the writer's buffers be
+// sent in place).
 const ExchangeConfig = `[INFO]
 ncomp = 2
 comp_name = w
@@ -58,6 +61,13 @@ filename = %coupled.nc
 comp1 = w
 comp2 = r
 mode = transfer
+
+[FILE]
+filename = %replay-%.nc
+comp1 = w
+comp2 = r
+mode = transfer
+replay_io = 1
 `
 
 // ExchangePoint is case 1 at one size.
@@ -78,9 +88,21 @@ type ExchangePoint struct {
 	// CoupledVsFile is coupled throughput / file throughput (target >= 2).
 	CoupledVsMPI  float64 `json:"coupled_vs_mpi"`
 	CoupledVsFile float64 `json:"coupled_vs_file"`
+	// ReplayVsMPI is coupled throughput with replay on / raw MPI throughput
+	// (target >= 0.95, as with replay off).
+	ReplayVsMPI float64 `json:"replay_vs_mpi,omitempty"`
 	// SingleVsMPI is single-copy coupling throughput / raw MPI throughput
 	// (target >= 1.3 from 256 MiB).
 	SingleVsMPI float64 `json:"single_vs_mpi,omitempty"`
+}
+
+// setRatios sets the point's ratios from its Seconds (0 where a mode is missing).
+func (p *ExchangePoint) setRatios() {
+	mpi := p.Seconds[ModeMPI].Median
+	p.CoupledVsMPI = ratio(mpi, p.Seconds[ModeCoupled].Median)
+	p.CoupledVsFile = ratio(p.Seconds[ModeFile].Median, p.Seconds[ModeCoupled].Median)
+	p.ReplayVsMPI = ratio(mpi, p.Seconds[ModeReplay].Median)
+	p.SingleVsMPI = ratio(mpi, p.Seconds[ModeSingle].Median)
 }
 
 var exchRE = regexp.MustCompile(`EXCH mode=(\w+) rep=(\d+) bytes=(\d+) seconds=([0-9.eE+-]+) ok=1`)
@@ -108,15 +130,7 @@ func ParseExchange(out string, mib int64) (ExchangePoint, error) {
 		p.GBps[mode] = p.Seconds[mode].Rate(float64(p.Bytes)).Scale(1e-9)
 		p.Reps = max(p.Reps, len(xs))
 	}
-	if c, ok := p.Seconds[ModeCoupled]; ok {
-		if m, ok := p.Seconds[ModeMPI]; ok {
-			p.CoupledVsMPI = m.Median / c.Median
-		}
-		if f, ok := p.Seconds[ModeFile]; ok {
-			p.CoupledVsFile = f.Median / c.Median
-		}
-	}
-	p.SingleVsMPI = ratio(p.Seconds[ModeMPI].Median, p.Seconds[ModeSingle].Median)
+	p.setRatios()
 	return p, nil
 }
 

@@ -1,9 +1,15 @@
 package bench
 
 import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 func TestParseExchange(t *testing.T) {
@@ -55,13 +61,38 @@ func TestRunExchange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := RunExchange(bin, 4, 2, nil, 2*time.Minute)
+	statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
+	p, err := RunExchange(bin, 4, 2, []string{"COUPLET_STATS=" + statsPath}, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ExchangeModes {
 		if s := p.Seconds[m]; s.N != 2 || s.Min <= 0 {
 			t.Errorf("mode %s: %+v, want 2 positive times", m, s)
+		}
+	}
+	// The replay mode's first session (the warm-up round) records; each timed
+	// round's session must replay it on every rank.
+	recs, err := stats.ReadFile(statsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[int][]string{} // by round, in record order
+	for _, r := range recs {
+		var round int
+		if _, err := fmt.Sscanf(filepath.Base(r.File), "replay-%d.nc", &round); err == nil {
+			outcomes[round] = append(outcomes[round], fmt.Sprintf("%s %d %s", r.Role, r.Rank, r.Replay))
+		}
+	}
+	rounds := slices.Sorted(maps.Keys(outcomes))
+	if len(rounds) != 3 {
+		t.Fatalf("replay sessions of rounds %v, want the warm-up's and 2 timed ones", rounds)
+	}
+	for _, round := range rounds[1:] {
+		got := slices.Sorted(slices.Values(outcomes[round]))
+		want := []string{"reader 0 hit", "reader 1 hit", "writer 0 hit", "writer 1 hit", "writer 2 hit", "writer 3 hit"}
+		if !slices.Equal(got, want) {
+			t.Errorf("replay session of round %d: %v, want %v", round, got, want)
 		}
 	}
 }

@@ -27,9 +27,7 @@ func mergeExchange(ps []ExchangePoint) ExchangePoint {
 	out.LaunchSeconds = perLaunch(ps, func(p ExchangePoint) map[string]Summary { return p.Seconds })
 	out.Seconds = mergeMaps(out.LaunchSeconds)
 	out.GBps = mergeMaps(perLaunch(ps, func(p ExchangePoint) map[string]Summary { return p.GBps }))
-	out.CoupledVsMPI = ratio(out.Seconds[ModeMPI].Median, out.Seconds[ModeCoupled].Median)
-	out.CoupledVsFile = ratio(out.Seconds[ModeFile].Median, out.Seconds[ModeCoupled].Median)
-	out.SingleVsMPI = ratio(out.Seconds[ModeMPI].Median, out.Seconds[ModeSingle].Median)
+	out.setRatios()
 	return out
 }
 

@@ -234,6 +234,11 @@ func targets(r *Results) []target {
 	for _, e := range r.Exchange {
 		ts = append(ts, perLaunch(ge(CaseArray, mibLabel(e.MiB), "couplet / raw MPI (replay off)", TargetVsMPI, e.CoupledVsMPI), e.LaunchSeconds, ModeMPI, ModeCoupled))
 	}
+	for _, e := range r.Exchange {
+		if _, ok := e.Seconds[ModeReplay]; ok {
+			ts = append(ts, perLaunch(ge(CaseArray, mibLabel(e.MiB), "couplet / raw MPI (replay on)", TargetVsMPI, e.ReplayVsMPI), e.LaunchSeconds, ModeMPI, ModeReplay))
+		}
+	}
 	if has(CaseArray) {
 		for _, e := range r.Exchange {
 			if e.MiB < 256 {

@@ -3,7 +3,7 @@
 // component "w" writes a 3-D float64 array (2x2 blocks over y,x) and whose
 // second component "r" reads it (slabs along z, so every reader box spans all
 // four writers). In the same run, in interleaved rounds, it moves the same
-// bytes with the same layouts three ways:
+// bytes with the same layouts in each of these ways:
 //
 //   - mpi: raw MPI, each writer sends exactly the overlapping sub-block
 //     straight from its array with a subarray datatype and each reader
@@ -12,7 +12,13 @@
 //     writers, IGetVara plus dtf.Transfer on the readers, one epoch per round
 //     of a single session (an untimed warm-up epoch first), with the MPI
 //     transport's single-copy path off: MPI's two copies, as between nodes;
-//   - single: the same epochs of the same session with the single-copy path
+//   - replay: the coupled exchange with replay on: every round is a session
+//     of its own (replay-<round>.nc, a [FILE] section with replay_io = 1),
+//     created and opened before the round's first barrier and closed after
+//     its last, so that the timed epoch, epoch 0 of its session, repeats
+//     the recorded epoch 0 of the session before it (the warm-up round
+//     records): the writers push by their record, with no matching;
+//   - single: more epochs of the coupled session, with the single-copy path
 //     on (readers copy straight from the writers' memory);
 //   - file: real PnetCDF files on local disk: writers create, PutVaraAll and
 //     close; readers open, GetVaraAll and close; timed end to end.
@@ -50,11 +56,11 @@ import (
 func init() { runtime.LockOSThread() }
 
 var (
-	cfgPath = flag.String("cfg", "", "dtf config coupling files named coupled*.nc")
+	cfgPath = flag.String("cfg", "", "dtf config coupling files named coupled.nc, and replay-*.nc with replay_io = 1")
 	dir     = flag.String("dir", os.TempDir(), "directory for the coupled file name and the real files")
 	mib     = flag.Int64("mib", 64, "total array size in MiB (a multiple of 2)")
 	reps    = flag.Int("reps", 5, "timed rounds per mode (after one untimed warm-up round)")
-	modes   = flag.String("modes", "mpi,coupled,single,file", "modes to measure, comma-separated")
+	modes   = flag.String("modes", "mpi,coupled,replay,single,file", "modes to measure, comma-separated")
 	alone   = flag.Bool("alone", false, "time the coupled mode alone, per component (ROUND lines): for separate launches over UCX and its MPMD twin (two copies, as -modes coupled)")
 	nwFlag  = flag.Int("writers", 4, "with -alone: ranks of component w")
 	nrFlag  = flag.Int("readers", 2, "with -alone: ranks of component r")
@@ -78,6 +84,7 @@ type run struct {
 	nw, nr       int
 	round        int           // increases every round, salts the values
 	cf           *pnetcdf.File // the coupled session
+	rf           *pnetcdf.File // the replay round's session
 	lastFile     string        // the real file of the last file round
 }
 
@@ -145,11 +152,15 @@ func body(world mpi.Comm) error {
 		return r.aloneRounds()
 	}
 	measures := map[string]func(*run) error{"mpi": (*run).mpiRound, "coupled": (*run).coupledRound, "single": (*run).coupledRound,
-		"file": (*run).fileRound, "mpi-poll": (*run).mpiPollRound}
+		"replay": (*run).replayRound, "file": (*run).fileRound, "mpi-poll": (*run).mpiPollRound}
+	// A mode with a session per round opens it before the round's timing and
+	// closes it after.
+	opens := map[string]func(*run) error{"replay": (*run).openReplay}
+	closes := map[string]func(*run) error{"replay": (*run).closeReplay}
 	var order []string
 	for _, m := range strings.Split(*modes, ",") {
 		if _, ok := measures[m]; !ok {
-			return fmt.Errorf("unknown mode %q (want mpi, coupled, single, file, mpi-poll)", m)
+			return fmt.Errorf("unknown mode %q (want mpi, coupled, single, replay, file, mpi-poll)", m)
 		}
 		order = append(order, m)
 	}
@@ -170,6 +181,11 @@ func body(world mpi.Comm) error {
 			}
 			// Every rank switches before the barrier, with no block in flight.
 			mpitransport.SetSingleCopy(m == "single")
+			if open := opens[m]; open != nil {
+				if err := open(r); err != nil {
+					return fmt.Errorf("%s round %d: %w", m, rep, err)
+				}
+			}
 			if err := mpi.Barrier(world); err != nil {
 				return err
 			}
@@ -182,6 +198,11 @@ func body(world mpi.Comm) error {
 				return err
 			}
 			secs := time.Since(t0).Seconds()
+			if closeRound := closes[m]; closeRound != nil {
+				if err := closeRound(r); err != nil {
+					return fmt.Errorf("%s round %d: %w", m, rep, err)
+				}
+			}
 			if *cpu {
 				c1, s1 := cpuSeconds()
 				used := []float64{c1 - c0, s1 - s0}
@@ -413,15 +434,43 @@ func (r *run) define(path string) (*pnetcdf.File, error) {
 	return f, f.EndDef()
 }
 
-func (r *run) coupledRound() error {
+func (r *run) coupledRound() error { return r.epoch(r.cf, coupledPath()) }
+
+// epoch is one epoch of the coupled file f at path: the writers put their
+// blocks, the readers post their slabs, and both transfer.
+func (r *run) epoch(f *pnetcdf.File, path string) error {
 	if r.writer {
-		if err := pnetcdf.PutVaraAll(r.cf, 0, r.start, r.count, r.buf); err != nil {
+		if err := pnetcdf.PutVaraAll(f, 0, r.start, r.count, r.buf); err != nil {
 			return err
 		}
-	} else if _, err := pnetcdf.IGetVara(r.cf, 0, r.start, r.count, r.buf); err != nil {
+	} else if _, err := pnetcdf.IGetVara(f, 0, r.start, r.count, r.buf); err != nil {
 		return err
 	}
-	return dtf.Transfer(coupledPath())
+	return dtf.Transfer(path)
+}
+
+// replayPath names the session of round k of the replay mode.
+func replayPath(k int) string { return filepath.Join(*dir, fmt.Sprintf("replay-%d.nc", k)) }
+
+// openReplay creates (writers) or opens (readers) this round's replay session.
+func (r *run) openReplay() error {
+	var err error
+	if r.writer {
+		r.rf, err = r.define(replayPath(r.round))
+	} else {
+		r.rf, err = pnetcdf.Open(r.comm, replayPath(r.round), nc.NOWRITE)
+	}
+	return err
+}
+
+// replayRound is the epoch of this round's replay session.
+func (r *run) replayRound() error { return r.epoch(r.rf, replayPath(r.round)) }
+
+// closeReplay ends this round's replay session.
+func (r *run) closeReplay() error {
+	err := r.rf.Close()
+	r.rf = nil
+	return err
 }
 
 // fileRound exchanges through a real file: write and close, then open and
