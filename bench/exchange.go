@@ -84,7 +84,7 @@ type ExchangePoint struct {
 	// moved from writers to readers), by mode.
 	Seconds map[string]Summary `json:"seconds"`
 	GBps    map[string]Summary `json:"gb_per_s"`
-	// CoupledVsMPI is coupled throughput / raw MPI throughput (target >= 0.8);
+	// CoupledVsMPI is coupled throughput / raw MPI throughput with replay off (target >= 0.95);
 	// CoupledVsFile is coupled throughput / file throughput (target >= 2).
 	CoupledVsMPI  float64 `json:"coupled_vs_mpi"`
 	CoupledVsFile float64 `json:"coupled_vs_file"`
