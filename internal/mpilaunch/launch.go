@@ -115,8 +115,12 @@ func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 	case r.Err = <-done:
 	case <-time.After(timeout):
 		r.TimedOut = true
-		killJob(cmd.Process.Pid, done)
-		r.Err = fmt.Errorf("mpilaunch: timed out after %v", timeout)
+		// How the processes sit at the timeout tells a job that waits on itself
+		// (threads sleeping in S) from one the kernel holds (D).
+		procs := descendants(cmd.Process.Pid)
+		at := states(procs)
+		killJob(cmd.Process.Pid, procs, done)
+		r.Err = fmt.Errorf("mpilaunch: timed out after %v; its processes then (threads per kernel state):\n%s", timeout, strings.TrimRight(at, "\n"))
 	}
 	r.Elapsed = time.Since(start)
 	r.Output = out.String()
@@ -124,10 +128,9 @@ func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 }
 
 // killJob stops mpirun and its ranks: Open MPI puts each rank in its own
-// process group, so the descendants are collected first, then mpirun is
-// asked to end the job, and whatever is left is killed.
-func killJob(pid int, done <-chan error) {
-	procs := descendants(pid)
+// process group, so the descendants (procs) are collected first, then mpirun
+// is asked to end the job, and whatever is left is killed.
+func killJob(pid int, procs []int, done <-chan error) {
 	syscall.Kill(-pid, syscall.SIGTERM)
 	exited := false
 	select {
@@ -151,7 +154,8 @@ func killJob(pid int, done <-chan error) {
 func Describe(r Result) string {
 	var b strings.Builder
 	if r.TimedOut {
-		fmt.Fprintf(&b, "mpilaunch: job timed out after %v and was killed\n", r.Elapsed.Round(time.Millisecond))
+		// r.Err says how the processes sat at the timeout.
+		fmt.Fprintf(&b, "mpilaunch: job killed after %v: %v\n", r.Elapsed.Round(time.Millisecond), r.Err)
 	} else {
 		fmt.Fprintf(&b, "mpilaunch: job failed: %v\n", r.Err)
 	}

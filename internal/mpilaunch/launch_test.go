@@ -83,3 +83,29 @@ func TestLaunchWithBindsCores(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutShowsStates: a job that outlives its timeout is killed, and its error
+// says how each process sat at the timeout, so that a stall in the kernel (threads in
+// D) shows apart from a job waiting on itself (here two ranks sleeping, in S).
+func TestTimeoutShowsStates(t *testing.T) {
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("no mpirun")
+	}
+	r := Launch(2*time.Second, App{NP: 2, Prog: "sleep", Args: []string{"60"}})
+	if !r.TimedOut || r.Err == nil {
+		t.Fatalf("timed out %v, err %v; want a timeout", r.TimedOut, r.Err)
+	}
+	if r.Elapsed > 30*time.Second {
+		t.Errorf("the job took %v to end after a 2 s timeout", r.Elapsed)
+	}
+	msg := r.Err.Error()
+	if n := strings.Count(msg+"\n", " sleep: 1 S\n"); n != 2 {
+		t.Errorf("%d ranks reported as one sleeping thread, want 2:\n%s", n, msg)
+	}
+	if strings.Contains(msg, " in D: ") {
+		t.Errorf("a sleeping rank reported in D:\n%s", msg)
+	}
+	if d := Describe(r); !strings.Contains(d, " sleep: 1 S") {
+		t.Errorf("Describe leaves out the states:\n%s", d)
+	}
+}
