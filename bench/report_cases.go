@@ -189,7 +189,7 @@ func writeUCX(w io.Writer, r *Results) {
 		p("consumer writes it from there into its file, so every byte is copied twice, where the rpc DTL's")
 		p("owner hands its page cache to the socket (sendfile) and the consumer splices it into its file, once;")
 		p("over tcp the producer reads each chunk into a buffer of its own and puts it into the window.")
-		p("`BenchmarkStagingUCX` (`dyad`) runs both with the content hash off too, which leaves only that difference.")
+		p("`BenchmarkStagingUCX` (`dyad`) runs both with the content hash off too, which leaves the two data paths.")
 		p("")
 		p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
 		p("")

@@ -10,7 +10,7 @@ import (
 
 // BenchmarkStagingUCX compares, in one run, staging the same file between two agents over
 // the rpc DTL and over the ucx DTL with UCX_TLS=tcp and with shared memory, and the rpc
-// and sm ones again with the consumer's content hash off (what is left is the data path:
+// and sm ones again with the consumer's content hash off (what is left are the data paths:
 // the ucx DTL over sm copies each byte twice, into the window and out of it, where the
 // rpc DTL splices it once). The size is COUPLET_BENCH_DYAD_BYTES (64 MiB by default), as
 // in BenchmarkStaging.
