@@ -5,10 +5,14 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
+	"slices"
+	"syscall"
 	"time"
 
 	"github.com/couplet-hpc/couplet/kvs/etcdkv"
@@ -64,17 +68,43 @@ func Start(c Config) (*Server, error) {
 	if c.StartTimeout <= 0 {
 		c.StartTimeout = 20 * time.Second
 	}
-	var err error
-	if c.ClientAddr == "" {
-		if c.ClientAddr, err = etcdkv.FreeLoopbackAddr(); err != nil {
-			return nil, err
+	// A port found free can be taken (by another server, or as the local port of any
+	// outgoing connection) before etcd binds it: with ports of our own choosing, a bind
+	// that fails so is retried on fresh ones.
+	for attempt := 1; ; attempt++ {
+		cc := c
+		var picked []string
+		for _, a := range []*string{&cc.ClientAddr, &cc.PeerAddr} {
+			if *a == "" {
+				var err error
+				if *a, err = freeAddr(); err != nil {
+					return nil, err
+				}
+				picked = append(picked, *a)
+			}
+		}
+		s, err := start(cc)
+		if err == nil || attempt == bindAttempts || !takenPort(err, picked) {
+			return s, err
 		}
 	}
-	if c.PeerAddr == "" {
-		if c.PeerAddr, err = etcdkv.FreeLoopbackAddr(); err != nil {
-			return nil, err
-		}
-	}
+}
+
+// takenPort reports whether err is a bind refused because one of the addresses picked
+// was in use.
+func takenPort(err error, picked []string) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.EADDRINUSE) && errors.As(err, &op) && op.Addr != nil && slices.Contains(picked, op.Addr.String())
+}
+
+// bindAttempts bounds the tries on fresh ports when a port found free was taken.
+const bindAttempts = 5
+
+// freeAddr finds a free loopback port; a variable so that a test can hand out a taken one.
+var freeAddr = etcdkv.FreeLoopbackAddr
+
+// start starts the server of c, whose addresses are set.
+func start(c Config) (*Server, error) {
 	scheme := "http"
 	cfg := embed.NewConfig()
 	if c.Cluster != "" {
