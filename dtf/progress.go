@@ -30,7 +30,7 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 	if err != nil {
 		return err
 	}
-	at := time.Now()
+	at := e.stamp()
 	q, err := e.tr.Send(to, tagCtl, b)
 	if err != nil {
 		if best {
@@ -69,7 +69,7 @@ func (e *engine) pollUpTo(max int) (int, error) {
 			return n, fmt.Errorf("%w (from rank %d)", err, msg.Source)
 		}
 		m.From = msg.Source
-		e.traceMsg(time.Now(), false, m.From, m)
+		e.traceMsg(e.stamp(), false, m.From, m)
 		if err := e.dispatch(m); err != nil {
 			return n, err
 		}

@@ -66,6 +66,15 @@ func (e *engine) traceMatch(m *envelope, n int, d time.Duration) {
 	e.trace(time.Now(), m, "matched %d rounds in %v", n, d)
 }
 
+// stamp is the time for a trace line, read only when tracing: untraced runs do not
+// read the clock twice per control message.
+func (e *engine) stamp() time.Time {
+	if !e.tracing() {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // tracing reports whether DTF_VERBOSE_LEVEL asks for the trace: checked before a
 // line's arguments are boxed, which untraced runs need not pay for on every message.
 func (e *engine) tracing() bool { return e.cfg.VerboseLevel >= traceLevel }
