@@ -16,7 +16,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
 // sendRaw writes raw bytes to an agent endpoint and returns what came back
@@ -270,9 +270,7 @@ func TestDiskFullWhileStaging(t *testing.T) {
 func TestAgentRestartKeepsMetadata(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "prod")
 	os.MkdirAll(dir, 0o755)
-	listen, _ := etcdkv.FreeLoopbackAddr()
-	ec, _ := etcdkv.FreeLoopbackAddr()
-	ep, _ := etcdkv.FreeLoopbackAddr()
+	listen, ec, ep := etcdtest.StableAddr(t), etcdtest.StableAddr(t), etcdtest.StableAddr(t)
 	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep}
 	sub := startSubAgent(t, o)
 	cons := startNode(t, sub.kvs, nil)
@@ -324,7 +322,7 @@ func TestConsumerAgentRestart(t *testing.T) {
 	prod := startNode(t, "", nil)
 	dir := filepath.Join(t.TempDir(), "cons")
 	os.MkdirAll(dir, 0o755)
-	listen, _ := etcdkv.FreeLoopbackAddr()
+	listen := etcdtest.StableAddr(t)
 	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), KVS: prod.agent.KVSEndpoint()}
 	sub := startSubAgent(t, o)
 	waiter := newClient(t, dir, o.Socket, func(c *dyad.Config) { c.Timeout = 30 * time.Second })

@@ -16,7 +16,6 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
@@ -319,9 +318,7 @@ func TestTokenRequired(t *testing.T) {
 
 func TestKillProducerAgentMidTransfer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "prod")
-	listen, _ := etcdkv.FreeLoopbackAddr()
-	ec, _ := etcdkv.FreeLoopbackAddr()
-	ep, _ := etcdkv.FreeLoopbackAddr()
+	listen, ec, ep := etcdtest.StableAddr(t), etcdtest.StableAddr(t), etcdtest.StableAddr(t)
 	o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
 		ChunkSize: 256 << 10, ChunkDelay: 25 * time.Millisecond}
 	sub := startSubAgent(t, o)

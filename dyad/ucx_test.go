@@ -16,7 +16,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/wire"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
 // ucxTransports are the UCX_TLS settings that work on this platform (REFERENCE.md §5).
@@ -168,9 +168,7 @@ func TestUCXKillProducerAgentMidTransfer(t *testing.T) {
 	for _, tls := range ucxTransports {
 		t.Run(tls, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "prod")
-			listen, _ := etcdkv.FreeLoopbackAddr()
-			ec, _ := etcdkv.FreeLoopbackAddr()
-			ep, _ := etcdkv.FreeLoopbackAddr()
+			listen, ec, ep := etcdtest.StableAddr(t), etcdtest.StableAddr(t), etcdtest.StableAddr(t)
 			o := agent.Options{ProducerDir: dir, Token: testToken, Listen: listen, Socket: sockPath(t), EtcdClient: ec, EtcdPeer: ep,
 				ChunkSize: 256 << 10, ChunkDelay: 25 * time.Millisecond}
 			ucxOpts(tls, 1<<20, 2)(&o)

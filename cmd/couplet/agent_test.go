@@ -14,7 +14,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
-	"github.com/couplet-hpc/couplet/kvs/etcdkv"
+	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
 // couplet runs the couplet command (this test binary in main mode) with args and the
@@ -56,10 +56,7 @@ func shortDir(t *testing.T) string {
 func TestAgentStartFailures(t *testing.T) {
 	tmp := shortDir(t)
 	// A port that nothing listens on: etcd there is unreachable.
-	deadKVS, err := etcdkv.FreeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
+	deadKVS := etcdtest.StableAddr(t)
 	// A port held for the whole test: the agent cannot listen on it.
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // Binary is the etcd server executable used by StartExternal.
 const Binary = "/usr/bin/etcd"
 
-// Server is an external etcd server run by a test, on free loopback ports and a data
+// Server is an external etcd server run by a test, on loopback ports (StableAddr) and a data
 // directory of the test's. It can be stopped and started again on the same ports and
 // data, as an operator restarting etcd would.
 type Server struct {
@@ -30,7 +30,7 @@ type Server struct {
 	copied   chan struct{} // closed once etcd's log is all in the file
 }
 
-// StartExternal runs etcd on free loopback ports in a temporary directory and returns its
+// StartExternal runs etcd on loopback ports of its own (StableAddr) in a temporary directory and returns its
 // client endpoint. The test is skipped only when the etcd binary is absent; the server is
 // stopped when the test ends.
 func StartExternal(t testing.TB) string {
@@ -43,15 +43,7 @@ func StartServer(t testing.TB) *Server {
 	if _, err := os.Stat(Binary); err != nil {
 		t.Skipf("external etcd: %s not installed", Binary)
 	}
-	client, err := etcdkv.FreeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := etcdkv.FreeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Endpoint: client, t: t, peer: peer, dir: t.TempDir()}
+	s := &Server{Endpoint: StableAddr(t), t: t, peer: StableAddr(t), dir: t.TempDir()}
 	t.Cleanup(s.Stop)
 	s.Start()
 	return s
