@@ -30,7 +30,8 @@ func TestWriteOutputs(t *testing.T) {
 			Hits:     map[string]int{"on/writer": 8, "on/reader": 4}, Misses: map[string]int{}, OffVsOn: 2},
 		Staging: []StagingPoint{{MiB: 1024, Reps: 5, RPCvsTCP: 0.9, RPCvsCp: 2, UCXvsRPC: map[string]float64{StageUCXSM: 1.5, StageUCXTCP: 0.8},
 			GBps: map[string]Summary{StageRPC: Summarize([]float64{1}), StageRawTCP: Summarize([]float64{1.1}), StageCp: Summarize([]float64{0.5}),
-				StageUCXSM: Summarize([]float64{1.5}), StageUCXTCP: Summarize([]float64{0.8})}}},
+				StageUCXSM: Summarize([]float64{1.5}), StageUCXTCP: Summarize([]float64{0.8})},
+			Seconds: map[string]Summary{StageRPC: Summarize([]float64{1}), StageRPCNoHash: Summarize([]float64{0.75}), StageRawTCP: Summarize([]float64{0.9})}}},
 		Locator: []LocatorPoint{{Level: "local", Lookups: 10, Reps: 5, Median: Summarize([]float64{10})},
 			{Level: "agent", Lookups: 10, Reps: 5, Median: Summarize([]float64{40})}},
 		UCXExchange: []UCXExchangePoint{{MiB: 64, Reps: 5, VsMPI: map[string]float64{SysUCXSM: 0.9, SysUCXTCP: 0.4},
@@ -60,7 +61,7 @@ func TestWriteOutputs(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "PERFORMANCE.md"))
 	for _, want := range []string{"| 64 MiB | 1 x 1 | 20.50 |", "0.50 (**not met**)", "Case 3: Replay",
 		"make bench", "perf/exchange.png", "| on | 2 | 1.0000 (1.0000–1.0000)", "Cycle time off / on: **2.00**",
-		"| 1 GiB | 1 x 5 | 20.50 | 1.00 (1.00–1.00) | 1.10 (1.10–1.10) | 0.50 (0.50–0.50) | 0.90 | 2.00 |",
+		"| 1 GiB | 1 x 5 | 20.50 | 1.00 (1.00–1.00) | 1.10 (1.10–1.10) | 0.50 (0.50–0.50) | 0.90 | 1.20 | 2.00 |",
 		"| 4 | 1 GiB | rpc DTL / raw TCP | >= 0.80 | 0.90 (met) |", "| 6 | 1 GiB | ucx DTL (sm) / rpc DTL | >= 1.00 | 1.50 (met) |",
 		"| 6 | 64 MiB | UCX sm / couplet over MPI | >= 0.90 | 0.90 (met) |", "Discarded runs: none.", "| agent | 10 | 40.0 (40.0–40.0) | – | x 4.0 |",
 		"| 64 MiB | 1 x 5 | 20.50 | 3.00 (3.00–3.00) | 2.70 (2.70–2.70) | 1.20 (1.20–1.20) | – | 0.90 | 0.40 | 0.00 |",
