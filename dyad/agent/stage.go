@@ -169,6 +169,8 @@ type download struct {
 	content *contentHasher
 	// back, when set, reads the ranges already in tmp back for content.
 	back *readBack
+	// holes are the zero runs a DTL left unwritten in tmp (writeSparse), punched at commit.
+	holes holes
 	// clean says that the owner ended its reply: the connection may serve another fetch.
 	clean bool
 	// header is the owner's header message.
@@ -209,10 +211,15 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, to target, r
 		d.stop = context.AfterFunc(ctx, func() { c.Close() })
 		d.idle()
 		if err = wire.Write(c, req); err == nil {
-			// The temporary file is made while the owner opens the file and replies.
+			// The temporary file is made, and its space reserved, while the owner opens
+			// the file and replies.
 			if tmp == nil {
-				if tmp, err = a.createTemp(to.dest); err != nil {
+				if tmp, err = a.createTemp(to.dest); err == nil {
+					err = reserve(tmp, meta.Size)
+				}
+				if err != nil {
 					d.end(err)
+					dropTmp()
 					return nil, err
 				}
 			}
@@ -281,6 +288,7 @@ func (d *download) commit(n int64) error {
 	if err := d.tmp.Truncate(n); err != nil {
 		return err
 	}
+	d.holes.punch(d.tmp)
 	// The staged copy keeps the source's mode (the temporary file is 0600).
 	if d.meta.Mode != 0 {
 		if err := d.tmp.Chmod(os.FileMode(d.meta.Mode).Perm()); err != nil {

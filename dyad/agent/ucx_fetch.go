@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/couplet-hpc/couplet/dyad/wire"
 )
@@ -81,33 +79,6 @@ func (a *Agent) fetchUCX(ctx context.Context, meta *wire.Meta, to target) (n int
 	if err := s.close(); err != nil {
 		return n, err
 	}
+	d.holes = s.holes
 	return n, d.commit(n)
-}
-
-// holeBlock is the granularity at which writeSparse leaves zeros as holes.
-const holeBlock = 64 << 10
-
-var zeroBlock [holeBlock]byte
-
-// writeSparse writes p at off, leaving whole blocks of zeros unwritten (holes, read back as
-// zeros), as cp does: a sparse file stays sparse, and staging one costs no disk writes.
-func writeSparse(f *os.File, p []byte, off int64) error {
-	zero := func(b []byte) bool { return bytes.Equal(b, zeroBlock[:len(b)]) }
-	for len(p) > 0 {
-		i := 0
-		for i < len(p) && zero(p[i:i+min(holeBlock, len(p)-i)]) {
-			i += min(holeBlock, len(p)-i)
-		}
-		j := i
-		for j < len(p) && !zero(p[j:j+min(holeBlock, len(p)-j)]) {
-			j += min(holeBlock, len(p)-j)
-		}
-		if j > i {
-			if _, err := f.WriteAt(p[i:j], off+int64(i)); err != nil {
-				return err
-			}
-		}
-		p, off = p[j:], off+int64(j)
-	}
-	return nil
 }
