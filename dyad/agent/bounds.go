@@ -75,9 +75,9 @@ func (a *Agent) checkResolved(f *os.File, st os.FileInfo) error {
 // ms), and in the rounds of couplet bench's case 4 (medians of launches, interleaved) the
 // rpc DTL with the hash off staged 16 MiB in 6.1-6.6 ms against 6.8-7.4, and the ucx
 // DTL over sm in 7.3-7.6 against 8.3-9.2. A file system that cannot allocate ahead goes
-// without.
+// without, and so does one that keeps files in memory (reserveAhead).
 func reserve(f *os.File, size int64) error {
-	if size <= 0 {
+	if size <= 0 || !reserveAhead(f) {
 		return nil
 	}
 	err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, size)
@@ -85,6 +85,19 @@ func reserve(f *os.File, size int64) error {
 		return fmt.Errorf("no room for %d bytes in %s: %w", size, filepath.Dir(f.Name()), err)
 	}
 	return nil
+}
+
+// reserveAhead says whether reserve allocates in f's file system: not in one that keeps
+// files in memory (tmpfs, ramfs), which has no blocks to allocate, where fallocate only
+// clears the pages before the bytes overwrite them: writing 16 MiB into a new file in
+// /dev/shm took 6.9 ms reserved against 6.6. A variable so that a test can reserve in a
+// small tmpfs.
+var reserveAhead = func(f *os.File) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(int(f.Fd()), &fs) != nil {
+		return false
+	}
+	return fs.Type != unix.TMPFS_MAGIC && fs.Type != unix.RAMFS_MAGIC
 }
 
 // errTooBig and errNoSpace refuse a staging before any byte is written.

@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestReserve reserves a download's space in a file system of 1 MiB: what fits is
-// allocated ahead with the size left at 0, what does not fails with ENOSPC before any
-// byte is written.
+// TestReserve reserves a download's space in a tmpfs of 1 MiB. As it is, reserve leaves
+// a file system in memory alone. Made to allocate there, it allocates what fits ahead with
+// the size left at 0, and fails what does not with ENOSPC before any byte is written.
 func TestReserve(t *testing.T) {
 	small := filepath.Join(t.TempDir(), "small")
 	os.MkdirAll(small, 0o755)
@@ -20,10 +20,24 @@ func TestReserve(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs (needs root): %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", small).Run() })
+	ahead := reserveAhead
+	defer func() { reserveAhead = ahead }()
 	for _, c := range []struct {
-		size   int64
-		noRoom bool
-	}{{0, false}, {100 << 10, false}, {4 << 20, true}} {
+		size      int64
+		forced    bool  // reserveAhead made true
+		allocated int64 // at least this many bytes allocated
+		noRoom    bool
+	}{
+		{size: 100 << 10},
+		{size: 4 << 20},
+		{size: 0, forced: true},
+		{size: 100 << 10, forced: true, allocated: 100 << 10},
+		{size: 4 << 20, forced: true, noRoom: true},
+	} {
+		reserveAhead = ahead
+		if c.forced {
+			reserveAhead = func(*os.File) bool { return true }
+		}
 		f, err := os.CreateTemp(small, "r")
 		if err != nil {
 			t.Fatal(err)
@@ -32,15 +46,16 @@ func TestReserve(t *testing.T) {
 		st, _ := f.Stat()
 		f.Close()
 		os.Remove(f.Name())
+		used := st.Sys().(*syscall.Stat_t).Blocks * 512
 		switch {
 		case c.noRoom && (!errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no room for 4194304 bytes in "+small)):
-			t.Errorf("reserve(%d) in 1 MiB: err = %v, want no room ... ENOSPC", c.size, err)
+			t.Errorf("reserve(%d), forced %v: err = %v, want no room ... ENOSPC", c.size, c.forced, err)
 		case !c.noRoom && err != nil:
-			t.Errorf("reserve(%d) in 1 MiB: %v", c.size, err)
+			t.Errorf("reserve(%d), forced %v: %v", c.size, c.forced, err)
 		case st.Size() != 0:
-			t.Errorf("reserve(%d) set the size to %d, want it left at 0", c.size, st.Size())
-		case !c.noRoom && st.Sys().(*syscall.Stat_t).Blocks*512 < c.size:
-			t.Errorf("reserve(%d) allocated %d bytes", c.size, st.Sys().(*syscall.Stat_t).Blocks*512)
+			t.Errorf("reserve(%d), forced %v: the size is %d, want it left at 0", c.size, c.forced, st.Size())
+		case !c.noRoom && (used < c.allocated || c.allocated == 0 && used != 0):
+			t.Errorf("reserve(%d), forced %v: %d bytes allocated, want %d", c.size, c.forced, used, c.allocated)
 		}
 	}
 }
