@@ -47,6 +47,7 @@ type holes []hole
 // hole is the n bytes at off.
 type hole struct{ off, n int64 }
 
+// add appends the n bytes at off, which follow the holes so far.
 func (h *holes) add(off, n int64) {
 	if k := len(*h); k > 0 && (*h)[k-1].off+(*h)[k-1].n == off {
 		(*h)[k-1].n += n

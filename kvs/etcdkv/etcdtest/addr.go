@@ -35,8 +35,9 @@ func StableAddr(t testing.TB) string {
 // usually configured on.
 const stableLow = 20000
 
-// ephemeralLow is the first port of the kernel's ephemeral range (32768 when it cannot
-// be read, Linux's default).
+// ephemeralLow is the first port of the kernel's ephemeral range: Linux's default, 32768,
+// when it cannot be read or leaves too little room above stableLow (the draws then
+// overlap the range, as port 0's would).
 func ephemeralLow() int {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err == nil {
