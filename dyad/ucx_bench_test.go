@@ -1,8 +1,6 @@
 package dyad_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/couplet-hpc/couplet/dyad/agent"
@@ -28,22 +26,7 @@ func BenchmarkStagingUCX(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			prod := startNode(b, "", c.mod)
-			cons := startNode(b, prod.agent.KVSEndpoint(), c.mod)
-			writeBenchFile(b, filepath.Join(prod.dir, "big.bin"), n)
-			if _, err := prod.client.Produce("big.bin"); err != nil {
-				b.Fatal(err)
-			}
-			dest := filepath.Join(cons.dir, "big.bin")
-			b.SetBytes(int64(n))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				os.Remove(dest) // the local copy goes, so every iteration fetches
-				b.StartTimer()
-				if _, err := cons.client.Consume("big.bin"); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchConsume(b, prod, startNode(b, prod.agent.KVSEndpoint(), c.mod), n)
 		})
 	}
 }
