@@ -106,7 +106,8 @@ func writeStaging(w io.Writer, r *Results) {
 	}
 	p("")
 	p("*rpc, hash off / raw TCP* is the same ratio for the hash-off pair: the rpc DTL's data path")
-	p("against raw TCP's, without the content check.")
+	p("against raw TCP's, without the content check. Beyond raw TCP's, that path reserves the copy's")
+	p("space (fallocate) while the owner replies, so that the file system allocates its blocks in one go.")
 	p("")
 	p("Seconds per file, median (min–max):")
 	p("")
