@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/ucx"
 )
@@ -172,5 +175,54 @@ func TestSlotDrain(t *testing.T) {
 			t.Errorf("%d bytes on disk: the zero run was written, not left as holes", st.Sys().(*syscall.Stat_t).Blocks*512)
 		}
 		f.Close()
+	}
+}
+
+// TestReadChunk reads a chunk of a file from its mapping, without one, past the end of
+// the mapping (a file grown since), and from a mapping whose file was cut short meanwhile,
+// which fails with an error instead of crashing.
+func TestReadChunk(t *testing.T) {
+	want := make([]byte, 3*holeBlock+5)
+	for i := range want {
+		want[i] = byte(i*7 + 1)
+	}
+	for _, c := range []struct {
+		name    string
+		mapSize int64 // bytes mapped before the read; 0: no mapping
+		cutTo   int64 // the file's size at the read, after the mapping
+		off, n  int64
+		changed bool // the read fails: the file changed under it
+	}{
+		{name: "mapped", mapSize: int64(len(want)), cutTo: int64(len(want)), off: holeBlock + 3, n: holeBlock},
+		{name: "unmapped", cutTo: int64(len(want)), off: 5, n: 2 * holeBlock},
+		{name: "past the mapping", mapSize: holeBlock, cutTo: int64(len(want)), off: holeBlock - 2, n: 100},
+		{name: "cut short", mapSize: int64(len(want)), cutTo: 0, off: 2 * holeBlock, n: holeBlock, changed: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			f.Write(want)
+			m := mapFile(f, c.mapSize)
+			if c.mapSize > 0 && m == nil {
+				t.Skip("the file system does not map files")
+			}
+			if m != nil {
+				defer unix.Munmap(m)
+			}
+			f.Truncate(c.cutTo)
+			p := make([]byte, c.n)
+			err = readChunk(f, m, p, c.off)
+			switch {
+			case c.changed && (err == nil || !strings.Contains(err.Error(), "changed under the staging")):
+				t.Fatalf("err = %v, want the file changed under the staging", err)
+			case !c.changed && err != nil:
+				t.Fatal(err)
+			case !c.changed && !bytes.Equal(p, want[c.off:c.off+c.n]):
+				t.Fatalf("read %d bytes at %d: differ from the file's", c.n, c.off)
+			}
+		})
 	}
 }
