@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -60,11 +59,7 @@ const jobChunks = hashPiece / contentChunk
 // startReadBack starts checking the ranges of f, a file of size bytes once complete, that
 // add queues.
 func startReadBack(f *os.File, h *contentHasher, size int64) *readBack {
-	var m []byte
-	if size > 0 {
-		m, _ = unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
-	}
-	return runReadBack(f, h, m, size)
+	return runReadBack(f, h, mapFile(f, size), size)
 }
 
 // runReadBack starts the hashers over the mapping m of f (nil: read f), a file of size
@@ -139,11 +134,6 @@ func (r *readBack) take() (lo, hi, have int64, ok bool) {
 
 // hash tags the chunks it takes until there are no more.
 func (r *readBack) hash(s *chunkSealer) {
-	if r.m != nil {
-		// A file cut short under the mapping faults: that fails the staging, it does not
-		// crash the agent.
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	}
 	var buf []byte
 	for {
 		lo, hi, have, ok := r.take()
@@ -189,16 +179,13 @@ func (r *readBack) fold(lo, hi int64) {
 }
 
 // tagMapped tags the chunks from chunk lo, bytes [off, end) of the mapped file.
-func (r *readBack) tagMapped(s *chunkSealer, lo, off, end int64) (err error) {
+func (r *readBack) tagMapped(s *chunkSealer, lo, off, end int64) error {
 	if end > int64(len(r.m)) {
 		return fmt.Errorf("read back %d bytes at %d of a %d-byte file: %w", end-off, off, len(r.m), io.ErrUnexpectedEOF)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("read back %d bytes at %d: the file changed under the staging: %v", end-off, off, p)
-		}
-	}()
-	r.tagChunks(s, lo, r.m[off:end])
+	if err := faultGuard(func() { r.tagChunks(s, lo, r.m[off:end]) }); err != nil {
+		return fmt.Errorf("read back %d bytes at %d: %w", end-off, off, err)
+	}
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -228,19 +227,6 @@ func putFlush(w *ucx.Worker, ep *ucx.Endpoint, p []byte, remote uint64, rk *ucx.
 	return ucx.WaitAll(w, []*ucx.Request{put, fl}, d)
 }
 
-// mapFile maps the size bytes of f read-only for readChunk; nil where it cannot (size 0,
-// or a file system that does not map).
-func mapFile(f *os.File, size int64) []byte {
-	if size <= 0 {
-		return nil
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil
-	}
-	return m
-}
-
 // readChunk fills p with the file's bytes at off: copied from m, f's mapping, when it
 // covers them, else read. The copy from the mapping runs in user space with vector
 // instructions, where pread's copy runs in the kernel, which on a CPU without ERMS or FSRM
@@ -248,19 +234,13 @@ func mapFile(f *os.File, size int64) []byte {
 // against 2.8, and the ucx DTL over sm staged 16 MiB in 6.6-7.7 ms against 7.6-9.6,
 // 256 MiB in 87-90 against 100-110 and 1 GiB in 337-358 against 388-445 (case 4's
 // rounds, three interleaved pairs of launches).
-func readChunk(f *os.File, m, p []byte, off int64) (err error) {
+func readChunk(f *os.File, m, p []byte, off int64) error {
 	if m == nil || off < 0 || off+int64(len(p)) > int64(len(m)) {
-		_, err = f.ReadAt(p, off)
+		_, err := f.ReadAt(p, off)
 		return err
 	}
-	// A file cut short under the mapping faults: that fails the staging, it does not
-	// crash the agent.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("read %d bytes at %d: the file changed under the staging: %v", len(p), off, r)
-		}
-	}()
-	copy(p, m[off:])
+	if err := faultGuard(func() { copy(p, m[off:]) }); err != nil {
+		return fmt.Errorf("read %d bytes at %d: %w", len(p), off, err)
+	}
 	return nil
 }
