@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/couplet-hpc/couplet/dyad/agent"
 	"github.com/couplet-hpc/couplet/dyad/peerauth"
 	"github.com/couplet-hpc/couplet/dyad/wire"
+	"github.com/couplet-hpc/couplet/internal/mounttest"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/etcdtest"
 )
 
@@ -222,12 +222,7 @@ func TestHostileOwnerStream(t *testing.T) {
 // TestDiskFullWhileStaging stages a 4 MiB file into a 1 MiB tmpfs: the
 // consumer gets ENOSPC, and neither a partial file nor a temporary remains.
 func TestDiskFullWhileStaging(t *testing.T) {
-	small := filepath.Join(t.TempDir(), "small")
-	os.MkdirAll(small, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs (needs root): %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", small).Run() })
+	small := mounttest.Tmpfs(t, "1m")
 	prod := startNode(t, "", nil)
 	dir := filepath.Join(small, "managed")
 	sock := sockPath(t)

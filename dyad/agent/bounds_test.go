@@ -3,23 +3,18 @@ package agent
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/couplet-hpc/couplet/internal/mounttest"
 )
 
 // TestReserve reserves a download's space in a tmpfs of 1 MiB. As it is, reserve leaves
 // a file system in memory alone. Made to allocate there, it allocates what fits ahead with
 // the size left at 0, and fails what does not with ENOSPC before any byte is written.
 func TestReserve(t *testing.T) {
-	small := filepath.Join(t.TempDir(), "small")
-	os.MkdirAll(small, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs (needs root): %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", small).Run() })
+	small := mounttest.Tmpfs(t, "1m")
 	ahead := reserveAhead
 	defer func() { reserveAhead = ahead }()
 	for _, c := range []struct {
