@@ -3,6 +3,8 @@ package dtf
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf/config"
@@ -230,7 +232,17 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 					return false, err
 				}
 			}
-			return rr.Answered(), nil
+			if rr.Answered() || len(posts) == 0 {
+				return rr.Answered(), nil
+			}
+			// Receives already posted (a replay's, by the record, or those
+			// of matchers that answered) move while the other answers are
+			// awaited: the writers send as soon as they end the epoch, and
+			// MPI moves a large message only while the receiver is inside
+			// MPI. Between polls the wait would sleep instead, and at 64 MiB
+			// a replayed round of case 1 of couplet bench took 3% longer.
+			_, err := transport.Drive(e.tr, pendingOf(posts, slices.Collect(maps.Keys(posts))), driveBudget, tagCtl)
+			return false, err
 		})
 	}
 	// Every matcher reports the same writers' epoch end, as the latest it
