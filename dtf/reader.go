@@ -239,8 +239,8 @@ func (f *File) readRound(reqs []*readReq, final, closing, collective bool) error
 			// of matchers that answered) move while the other answers are
 			// awaited: the writers send as soon as they end the epoch, and
 			// MPI moves a large message only while the receiver is inside
-			// MPI. Between polls the wait would sleep instead, and at 64 MiB
-			// a replayed round of case 1 of couplet bench took 3% longer.
+			// MPI. Between polls the wait would sleep instead: a replayed
+			// round of case 1 of couplet bench at 64 MiB took 1.5-3% longer.
 			_, err := transport.Drive(e.tr, pendingOf(posts, slices.Collect(maps.Keys(posts))), driveBudget, tagCtl)
 			return false, err
 		})
