@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+//go:generate go tool msgp -io=false -tests=false
+//msgp:tuple Box
+
 // Box is an N-dimensional hyperslab: along dimension i it holds the indices
 // Start[i] <= x < Start[i]+Count[i]. A 0-dimensional box (both slices empty)
 // is a scalar and holds one element.

@@ -1,5 +1,8 @@
 package matcher
 
+//go:generate go tool msgp -io=false -tests=false
+//msgp:tuple Write Read Transfer Uncovered
+
 // Write records that writer Rank put Box of variable Var. Seq orders the
 // writes: where writes overlap, the one with the highest Seq wins, as the
 // last write to a file does. Ties in Seq are broken by the higher Rank, then

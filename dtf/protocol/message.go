@@ -7,6 +7,9 @@ import (
 	"github.com/couplet-hpc/couplet/matcher"
 )
 
+//go:generate go tool msgp -io=false -tests=false
+//msgp:tuple Envelope Tagged
+
 // Kind names a control message. Data never travels in control messages: it
 // moves as subarray-typed messages on data tags.
 type Kind uint8
@@ -81,13 +84,13 @@ type Tagged struct {
 }
 
 // Encode serialises a control message.
-func (m *Envelope) Encode() ([]byte, error) { return wire.Marshal(m) }
+func (m *Envelope) Encode() ([]byte, error) { return wire.Encode(nil, m) }
 
 // Decode parses a control message, rejecting malformed input: unknown kinds,
 // negative counters and invalid boxes.
 func Decode(b []byte) (*Envelope, error) {
 	var m Envelope
-	if err := wire.Unmarshal(b, &m); err != nil {
+	if err := wire.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("dtf: bad control message: %w", err)
 	}
 	if m.Kind == 0 || m.Kind >= kindEnd {

@@ -15,6 +15,8 @@ import (
 	codec "github.com/couplet-hpc/couplet/internal/wire"
 )
 
+//go:generate go tool msgp -io=false -tests=false
+
 // Op names a message kind.
 type Op uint8
 
@@ -160,16 +162,15 @@ var ErrMalformed = errors.New("wire: malformed message")
 
 // Write encodes m as one frame on w.
 func Write(w io.Writer, m *Msg) error {
-	body, err := codec.Marshal(m)
+	// The body is encoded after room for its length, which is filled in after.
+	buf, err := codec.Encode(make([]byte, 4, 4+m.Msgsize()), m)
 	if err != nil {
 		return fmt.Errorf("wire: encode %v: %w", m.Op, err)
 	}
-	if len(body) > MaxFrame {
-		return fmt.Errorf("wire: %v message of %d bytes exceeds %d", m.Op, len(body), MaxFrame)
+	if n := len(buf) - 4; n > MaxFrame {
+		return fmt.Errorf("wire: %v message of %d bytes exceeds %d", m.Op, n, MaxFrame)
 	}
-	buf := make([]byte, 4+len(body))
-	binary.BigEndian.PutUint32(buf, uint32(len(body)))
-	copy(buf[4:], body)
+	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
 	_, err = w.Write(buf)
 	return err
 }
@@ -197,7 +198,7 @@ func Read(r io.Reader) (*Msg, error) {
 // Decode decodes and validates a frame body.
 func Decode(body []byte) (*Msg, error) {
 	var m Msg
-	if err := codec.Unmarshal(body, &m); err != nil {
+	if err := codec.Decode(body, &m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	if err := m.Validate(); err != nil {
@@ -248,12 +249,12 @@ func (w *Window) validate() error {
 }
 
 // EncodeMeta encodes metadata for the KVS.
-func EncodeMeta(m *Meta) ([]byte, error) { return codec.Marshal(m) }
+func EncodeMeta(m *Meta) ([]byte, error) { return codec.Encode(nil, m) }
 
 // DecodeMeta decodes metadata read from the KVS.
 func DecodeMeta(b []byte) (*Meta, error) {
 	var m Meta
-	if err := codec.Unmarshal(b, &m); err != nil {
+	if err := codec.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("%w: metadata: %v", ErrMalformed, err)
 	}
 	if m.Size < 0 || m.Version < 0 {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	codec "github.com/couplet-hpc/couplet/internal/wire"
 )
 
-func TestRoundTrip(t *testing.T) {
-	for _, m := range []*Msg{
+// sampleMsgs holds a message of every shape the protocol sends.
+func sampleMsgs() []*Msg {
+	return []*Msg{
 		{Op: OpFetch, Token: "t", Path: "a/b", Version: 3},
 		{Op: OpChunk, N: 1 << 20},
 		{Op: OpHeader, Meta: &Meta{Key: "1.a", Path: "a", Owner: "127.0.0.1:1", Size: 9, Version: 2, Checksum: 7}},
@@ -19,7 +22,12 @@ func TestRoundTrip(t *testing.T) {
 		{Op: OpAck, Off: 1<<32 + 5},
 		{Op: OpStage, NS: "n", Key: "1.a", Path: "/c/.couplet/meta/a", Dest: "/c/a", MinVersion: 2, WaitMs: 60000, TimeoutMs: 600000},
 		{Op: OpEnd, Found: true, Meta: &Meta{Key: "1.a", Size: 1}, Level: 2, LocateNs: 12345},
-	} {
+		{Op: OpMeta, Meta: &Meta{Key: "1.a", Path: "a", Node: "n1", Size: 1 << 40, Version: 1 << 33, Checksum: 1<<32 - 1, MTimeNs: -1, Mode: 0o644, Hash: []byte{1, 2}, Sig: []byte{3}}},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, m := range sampleMsgs() {
 		var b bytes.Buffer
 		if err := Write(&b, m); err != nil {
 			t.Fatal(err)
@@ -30,6 +38,40 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, m) {
 			t.Errorf("round trip %v: got %+v", m.Op, got)
+		}
+	}
+}
+
+// TestReflectionCodecAgrees checks the generated codec against msgpack/v5 by
+// reflection, which earlier versions wrote with (metadata records in the KVS
+// and on staged copies) and which stands for any other msgpack peer: each reads
+// what the other writes.
+func TestReflectionCodecAgrees(t *testing.T) {
+	for _, m := range sampleMsgs() {
+		old, err := codec.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(old)
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Errorf("%v: reflection's encoding decoded to %+v, %v", m.Op, got, err)
+		}
+		b, err := codec.Encode(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Msg
+		if err := codec.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(&back, m) {
+			t.Errorf("%v: reflection decoded the encoding to %+v, %v", m.Op, &back, err)
+		}
+		if m.Meta == nil {
+			continue
+		}
+		if old, err = codec.Marshal(m.Meta); err != nil {
+			t.Fatal(err)
+		}
+		if meta, err := DecodeMeta(old); err != nil || !reflect.DeepEqual(meta, m.Meta) {
+			t.Errorf("%v: reflection's metadata record decoded to %+v, %v", m.Op, meta, err)
 		}
 	}
 }
