@@ -6,7 +6,7 @@
 // (Marshal, Unmarshal). Both produce standard msgpack that either reads.
 //
 // Every decoder first checks the input's declared array, map, string and
-// binary lengths against the bytes present (Check), because both codecs
+// binary lengths against the bytes present, because both codecs
 // preallocate what a length declares and a few hostile bytes could demand
 // gigabytes.
 package wire
@@ -45,15 +45,15 @@ func Marshal(v any) ([]byte, error) { return msgpack.Marshal(v) }
 
 // Unmarshal checks b's declared lengths, then decodes it into v by reflection.
 func Unmarshal(b []byte, v any) error {
-	if err := Check(b); err != nil {
+	if err := check(b); err != nil {
 		return err
 	}
 	return msgpack.Unmarshal(b, v)
 }
 
-// Check walks every msgpack value in b and fails on the first whose declared
+// check walks every msgpack value in b and fails on the first whose declared
 // length exceeds the bytes left, or that nests deeper than maxDepth.
-func Check(b []byte) error {
+func check(b []byte) error {
 	for len(b) > 0 {
 		var err error
 		if b, err = checkOne(b, 0); err != nil {
