@@ -81,24 +81,24 @@ func (o Options) repsFor(mib int64) int {
 }
 
 // stageRepsFor is the number of timed repetitions of staging at mib MiB: Reps
-// (StageBigReps from StageBigMiB up), and below SmallStageMiB as many more as make the
-// point move the bytes of Reps stagings of SmallStageMiB.
+// (StageBigReps from StageBigMiB up), and below smallStageMiB as many more as make the
+// point move the bytes of Reps stagings of smallStageMiB.
 func (o Options) stageRepsFor(mib int64) int {
 	if o.StageBigReps > 0 && o.StageBigMiB > 0 && mib >= o.StageBigMiB {
 		return o.StageBigReps
 	}
-	if mib > 0 && mib < SmallStageMiB {
-		return o.Reps * int((SmallStageMiB+mib-1)/mib)
+	if mib > 0 && mib < smallStageMiB {
+		return o.Reps * int((smallStageMiB+mib-1)/mib)
 	}
 	return o.Reps
 }
 
-// SmallStageMiB is the file size below which a staging point runs more rounds
+// smallStageMiB is the file size below which a staging point runs more rounds
 // (stageRepsFor). A staging of 1 MiB takes 1-2 ms, in which a few thread wake-ups
 // (60-300 us each on the 2-core VM of docs/PERFORMANCE.md) move it by tens of percent:
 // with 7 rounds a launch, rpc / raw TCP at 1 MiB read 0.68-1.03 in six runs of 3
 // launches, with 60 rounds 0.84-1.07 in four.
-const SmallStageMiB = 16
+const smallStageMiB = 16
 
 func (o Options) progress(format string, args ...any) {
 	if o.Progress != nil {

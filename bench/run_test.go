@@ -2,8 +2,8 @@ package bench
 
 import "testing"
 
-// TestStageRepsFor: files under SmallStageMiB run as many more rounds as move the bytes
-// of Reps stagings of SmallStageMiB; StageBigReps takes over from StageBigMiB.
+// TestStageRepsFor: files under smallStageMiB run as many more rounds as move the bytes
+// of Reps stagings of smallStageMiB; StageBigReps takes over from StageBigMiB.
 func TestStageRepsFor(t *testing.T) {
 	o := Options{Reps: 7, StageBigReps: 3, StageBigMiB: 1024}
 	for _, c := range []struct {
