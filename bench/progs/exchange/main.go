@@ -241,10 +241,20 @@ func body(world mpi.Comm) error {
 }
 
 // hugeFloats returns n float64 in memory of its own that the kernel backs
-// with transparent huge pages where it can (madvise before the first
-// touch), as HPC codes commonly allocate large arrays: a cross-memory read
-// pins the source pages one by one, which costs more than the copy with
-// 4 KiB pages. Every mode uses the same arrays.
+// with transparent huge pages where it can, as HPC codes commonly allocate
+// large arrays: a cross-memory read pins the source pages one by one, which
+// costs more than the copy with 4 KiB pages. Every mode uses the same arrays.
+//
+// The pages are made huge at once (populated, then MADV_COLLAPSE, Linux
+// 6.1), not marked MADV_HUGEPAGE: a process with a region so marked is
+// scanned by khugepaged for the rest of its life, and the scan holds the
+// process's mmap lock across its reschedule points. On the 2-core VM of
+// docs/PERFORMANCE.md, with five ranks spinning in MPI beside it, khugepaged
+// sat runnable but not running for minutes there, and the reader rank's next
+// mmap or brk waited on the lock until TestRunExchange timed out (about one
+// run in thirty under the load of make test; always a reader, the only ranks
+// with such a region). Where the kernel cannot collapse, the mark remains the
+// way to huge pages.
 func hugeFloats(n int64) ([]float64, error) {
 	const huge = 2 << 20
 	size := int(n*8) + huge
@@ -254,7 +264,9 @@ func hugeFloats(n int64) ([]float64, error) {
 	}
 	off := (huge - int(uintptr(unsafe.Pointer(&mem[0])))%huge) % huge
 	mem = mem[off : off+int(n*8)]
-	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
+	if unix.Madvise(mem, unix.MADV_POPULATE_WRITE) != nil || unix.Madvise(mem, unix.MADV_COLLAPSE) != nil {
+		unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
+	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
 }
 
