@@ -1,8 +1,10 @@
 package cma
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"unsafe"
 
@@ -37,11 +39,25 @@ func Alloc(n int) ([]byte, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("cma: mmap of %d bytes: %w", n, err)
 	}
-	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: honoured where shmem huge pages are enabled
+	if shmemHugeOnAdvice() {
+		unix.Madvise(mem, unix.MADV_HUGEPAGE)
+	}
 	owned.Lock()
 	owned.list = append(owned.list, region{addr: uintptr(unsafe.Pointer(&mem[0])), n: n, fd: fd, ino: st.Ino})
 	owned.Unlock()
 	return mem, nil
+}
+
+// shmemHugeOnAdvice says whether the kernel backs shared memory files with huge pages
+// only where asked (MADV_HUGEPAGE), so that Alloc asks. Elsewhere the mark gives no huge
+// pages ("never", "deny") or is not needed ("always", "within_size"), but it still has
+// khugepaged scan the process for the rest of its life, holding the process's mmap lock
+// across its reschedule points: on the 2-core VM of docs/PERFORMANCE.md (shmem huge pages
+// "never"), khugepaged sat runnable beside five spinning MPI ranks and a writer rank of
+// bench's TestRunExchange waited on that lock in munmap until the test timed out.
+func shmemHugeOnAdvice() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/shmem_enabled")
+	return err == nil && bytes.Contains(b, []byte("[advise]"))
 }
 
 // Free releases memory from Alloc. Readers that mapped it keep their

@@ -250,11 +250,11 @@ func body(world mpi.Comm) error {
 // scanned by khugepaged for the rest of its life, and the scan holds the
 // process's mmap lock across its reschedule points. On the 2-core VM of
 // docs/PERFORMANCE.md, with five ranks spinning in MPI beside it, khugepaged
-// sat runnable but not running for minutes there, and the reader rank's next
-// mmap or brk waited on the lock until TestRunExchange timed out (about one
-// run in thirty under the load of make test; always a reader, the only ranks
-// with such a region). Where the kernel cannot collapse, the mark remains the
-// way to huge pages.
+// sat runnable but not running (every sample over seconds), and the reader
+// rank's next mmap or brk waited on the lock until TestRunExchange timed out
+// (5 of 243 runs beside the capi and dtf tests, always a reader: the only
+// ranks with such a region; cma.Alloc's mark did the same to writers). Where
+// the kernel cannot collapse, the mark remains the way to huge pages.
 func hugeFloats(n int64) ([]float64, error) {
 	const huge = 2 << 20
 	size := int(n*8) + huge
