@@ -21,3 +21,24 @@ func TestStageRepsFor(t *testing.T) {
 		t.Errorf("without StageBigReps: stageRepsFor(1024 MiB) = %d, want 7", got)
 	}
 }
+
+// TestRepsFor: array sizes below the run's largest run as many more rounds as move the
+// bytes of Reps rounds of the largest; BigReps takes over from BigMiB.
+func TestRepsFor(t *testing.T) {
+	o := Options{Reps: 7, BigReps: 3, BigMiB: 1024}
+	for _, c := range []struct {
+		mib, top int64
+		want     int
+	}{
+		{64, 1024, 7 * 16}, {256, 1024, 7 * 4}, {1024, 1024, 3}, {100, 1024, 7 * 11},
+		{64, 64, 7}, {64, 256, 7 * 4}, {256, 256, 7},
+	} {
+		if got := o.repsFor(c.mib, c.top); got != c.want {
+			t.Errorf("repsFor(%d MiB of %d) = %d, want %d", c.mib, c.top, got, c.want)
+		}
+	}
+	o.BigReps = 0
+	if got := o.repsFor(1024, 1024); got != 7 {
+		t.Errorf("without BigReps: repsFor(1024 MiB) = %d, want 7", got)
+	}
+}
