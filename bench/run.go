@@ -39,7 +39,7 @@ type Options struct {
 	Progress       func(string, ...any) // progress lines; nil = silent
 }
 
-// DefaultOptions returns the full run of `make bench` (well under 15 minutes
+// DefaultOptions returns the full run of `make bench` (about 20 minutes
 // on 2 cores) or, with quick, a run of about a minute.
 func DefaultOptions(quick bool) Options {
 	o := Options{
