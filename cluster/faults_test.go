@@ -119,6 +119,7 @@ func lastLine(out string) string {
 // clear error, no partial file is left, and once node 1 is back (etcd
 // member, agent) staging works again.
 func (e *env) nodeDiesMidTransfer(t *testing.T) {
+	e.needAgents(t)
 	// A throttled producer agent, so the transfer is surely under way.
 	e.agents[0].Kill()
 	e.startAgent(t, 0, "--chunk", "1048576", "--chunk-delay", "300ms")
@@ -181,6 +182,7 @@ func partialIn(dir string) bool {
 // error within the timeout (its etcd member is cut off and the producer is
 // unreachable). Once the link is back, the same consume succeeds.
 func (e *env) linkDownUp(t *testing.T) {
+	e.needAgents(t)
 	rel := "link/field.bin"
 	data := e.produce(t, 0, rel, 4<<20)
 	lost := func(i int) int { return strings.Count(e.agents[i].Output(), "lost the liveness lease") }
