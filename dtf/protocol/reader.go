@@ -168,9 +168,15 @@ func (r *Reader) StartRound(ps []Piece, final, closing, collective bool, now int
 	}
 	// A reader ending its epoch before rounds it recorded may have been
 	// pushed those rounds (see Writer.pushRecord): it waits for them to drain.
+	// A replaying round takes its own pushes by its recorded receives, so
+	// only the rounds after it count.
 	if s.Replay && (final || closing) {
 		end, _ := r.recs.ends.Get(s.key(r.epoch, -1))
-		rd.settle = end > rd.n
+		next := rd.n
+		if rd.have {
+			next++
+		}
+		rd.settle = end > next
 	}
 	for m, to := range ms {
 		msg := &Envelope{Kind: ReadReqs, Path: s.Path, Session: s.Session, Epoch: r.epoch, Round: rd.n,
