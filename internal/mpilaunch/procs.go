@@ -68,9 +68,12 @@ func statFields(path string) []string {
 // of its threads are in each kernel state (R running, S sleeping, D uninterruptible),
 // then a line for each thread in D saying where in the kernel it waits (waitOf). A job
 // whose ranks all sleep in S or spin in R waits on itself; one with a thread stuck in D
-// waits on the kernel.
+// waits on the kernel, and then the kernel's own threads that were running or in D
+// follow (kernelThreads): a rank's memory lock held by one of them (khugepaged, a
+// per-CPU worker) that the spinning ranks starve is how such stalls looked so far.
 func states(pids []int) string {
 	var b strings.Builder
+	held := false
 	for _, p := range pids {
 		dir := procRoot + "/" + strconv.Itoa(p)
 		comm, err := os.ReadFile(dir + "/comm")
@@ -86,6 +89,7 @@ func states(pids []int) string {
 			st := stateOf(tdir + "/stat")
 			counts[st]++
 			if st == "D" {
+				held = true
 				stuck = append(stuck, fmt.Sprintf("    thread %s in D: %s\n", t.Name(), waitOf(tdir)))
 			}
 		}
@@ -93,6 +97,37 @@ func states(pids []int) string {
 			fmt.Fprintf(&b, " %d %s", counts[st], st)
 		}
 		b.WriteString("\n" + strings.Join(stuck, ""))
+	}
+	if held {
+		b.WriteString(kernelThreads())
+	}
+	return b.String()
+}
+
+// kthreadd is the parent of every kernel thread.
+const kthreadd = 2
+
+// kernelThreads lists the kernel's threads that are running (R) or in D, a line each
+// with where a thread in D waits.
+func kernelThreads() string {
+	var b strings.Builder
+	ents, _ := os.ReadDir(procRoot)
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || parentOf(p) != kthreadd {
+			continue
+		}
+		dir := procRoot + "/" + e.Name()
+		st := stateOf(dir + "/stat")
+		if st != "R" && st != "D" {
+			continue
+		}
+		comm, _ := os.ReadFile(dir + "/comm")
+		fmt.Fprintf(&b, "  kernel thread %d %s: %s", p, strings.TrimSpace(string(comm)), st)
+		if st == "D" {
+			b.WriteString(": " + waitOf(dir))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

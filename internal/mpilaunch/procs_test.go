@@ -28,6 +28,15 @@ func TestStates(t *testing.T) {
 	write("10/task/11/stack", "[<0>] rwsem_down_write_slowpath+0x2a0/0x5e0\n[<0>] unlink_anon_vmas+0x5b/0x1c0\n[<0>] free_pgtables+0xd1/0x230\n")
 	write("10/task/12/stat", "12 (exchange) D 1 10 10 0\n") // no readable stack: its wait channel
 	write("10/task/12/wchan", "folio_wait_bit_common")
+	// Kernel threads (children of kthreadd, pid 2): one running, one in D, one asleep.
+	write("2/stat", "2 (kthreadd) S 0 0 0 0\n")
+	write("40/stat", "40 (khugepaged) R 2 0 0 0\n")
+	write("40/comm", "khugepaged\n")
+	write("41/stat", "41 (kworker/0:1) D 2 0 0 0\n")
+	write("41/comm", "kworker/0:1\n")
+	write("41/wchan", "worker_thread")
+	write("42/stat", "42 (kswapd0) S 2 0 0 0\n")
+	write("42/comm", "kswapd0\n")
 	write("20/comm", "exchange\n")
 	write("20/task/20/stat", "20 (exchange) R 1 20 20 0\n")
 	write("20/task/21/stat", "21 (exchange) S 1 20 20 0\n")
@@ -37,8 +46,14 @@ func TestStates(t *testing.T) {
 	want := "  pid 10 exchange: 2 D 1 S\n" +
 		"    thread 11 in D: rwsem_down_write_slowpath <- unlink_anon_vmas <- free_pgtables\n" +
 		"    thread 12 in D: folio_wait_bit_common\n" +
-		"  pid 20 exchange: 1 R 1 S\n"
+		"  pid 20 exchange: 1 R 1 S\n" +
+		"  kernel thread 40 khugepaged: R\n" +
+		"  kernel thread 41 kworker/0:1: D: worker_thread\n"
 	if got != want {
 		t.Errorf("states:\n%s\nwant:\n%s", got, want)
+	}
+	// A job with no thread in D waits on itself: no kernel threads listed.
+	if got, want := states([]int{20}), "  pid 20 exchange: 1 R 1 S\n"; got != want {
+		t.Errorf("states of a job not in D:\n%s\nwant:\n%s", got, want)
 	}
 }
