@@ -111,13 +111,8 @@ const kthreadd = 2
 // with where a thread in D waits.
 func kernelThreads() string {
 	var b strings.Builder
-	ents, _ := os.ReadDir(procRoot)
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || parentOf(p) != kthreadd {
-			continue
-		}
-		dir := procRoot + "/" + e.Name()
+	for _, p := range descendants(kthreadd) {
+		dir := procRoot + "/" + strconv.Itoa(p)
 		st := stateOf(dir + "/stat")
 		if st != "R" && st != "D" {
 			continue
