@@ -1,8 +1,6 @@
 package dtf
 
-import (
-	"golang.org/x/sys/unix"
-)
+import "github.com/couplet-hpc/couplet/internal/hugemem"
 
 // bigCopy is the size from which a writer's copy of put data lives outside
 // the Go heap (see copyArena).
@@ -17,7 +15,8 @@ const bigCopy = 1 << 20
 // epoch are reused by the next (first touch of fresh pages costs more than
 // the copy itself), and those the next epoch did not reuse are unmapped
 // then; the session's end unmaps the rest. They are backed by huge pages
-// where the kernel allows, which single-copy reads of them need to be fast.
+// where the kernel allows (hugemem), which single-copy reads of them need to
+// be fast.
 type copyArena struct {
 	used [][]byte // handed out this epoch
 	free [][]byte // mapped, handed out last epoch, free for this one
@@ -41,11 +40,10 @@ func (a *copyArena) alloc(n int64) []byte {
 		a.used = append(a.used, m)
 		return m[:n]
 	}
-	mem, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	mem, err := hugemem.Map(int(n))
 	if err != nil {
 		return make([]byte, n) // the heap still works, only slower
 	}
-	unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
 	a.used = append(a.used, mem)
 	return mem
 }
@@ -74,7 +72,7 @@ func (a *copyArena) mapped() int { return len(a.used) + len(a.free) }
 
 func unmapAll(ms [][]byte) {
 	for _, m := range ms {
-		unix.Munmap(m)
+		hugemem.Unmap(m)
 	}
 	clear(ms)
 }

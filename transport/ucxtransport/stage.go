@@ -3,7 +3,7 @@ package ucxtransport
 import (
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/couplet-hpc/couplet/internal/hugemem"
 )
 
 // stagePool keeps the staging buffers of packed blocks for reuse. A block
@@ -13,7 +13,7 @@ import (
 // much as the transfer. Buffers go back once UCX is done with them.
 //
 // Buffers of mappedStage bytes or more are mapped memory backed by huge
-// pages where the kernel allows, outside the Go heap: the shared-memory
+// pages where the kernel allows (hugemem), outside the Go heap: the shared-memory
 // path fills them with process_vm_readv, and the kernel's copy into 4 KiB
 // pages of a large buffer cost up to twice that into huge pages here (the
 // users' arrays are usually huge-page backed); off the heap, a few hundred
@@ -21,8 +21,8 @@ import (
 type stagePool struct {
 	free  [][]byte
 	bytes int64 // held in free
-	// maps holds the whole mapping of each mapped buffer, by its first byte.
-	maps map[*byte][]byte
+	// mapped holds the first byte of each mapped buffer.
+	mapped map[*byte]bool
 }
 
 // maxStaged bounds the bytes the pool keeps; buffers beyond it are left
@@ -31,9 +31,6 @@ const maxStaged = 1 << 30
 
 // mappedStage is the size from which a staging buffer is mapped memory.
 const mappedStage = 1 << 20
-
-// hugePage is the alignment of mapped buffers, so that huge pages fit.
-const hugePage = 2 << 20
 
 // get returns a buffer of n bytes, reused when one large enough is free.
 // Its contents are unspecified.
@@ -59,18 +56,16 @@ func (s *stagePool) alloc(n int64) []byte {
 	if n < mappedStage {
 		return make([]byte, n)
 	}
-	size := (n + hugePage - 1) / hugePage * hugePage
-	m, err := unix.Mmap(-1, 0, int(size+hugePage), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	// Whole huge pages: all of the buffer can be huge, and it can serve a
+	// slightly larger block later.
+	b, err := hugemem.Map(int((n + hugemem.Size - 1) / hugemem.Size * hugemem.Size))
 	if err != nil {
 		return make([]byte, n)
 	}
-	off := (hugePage - int64(uintptr(unsafe.Pointer(&m[0])))%hugePage) % hugePage
-	b := m[off : off+size : off+size]
-	unix.Madvise(b, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
-	if s.maps == nil {
-		s.maps = map[*byte][]byte{}
+	if s.mapped == nil {
+		s.mapped = map[*byte]bool{}
 	}
-	s.maps[&b[0]] = m
+	s.mapped[&b[0]] = true
 	return b[:n]
 }
 
@@ -94,9 +89,9 @@ func (s *stagePool) drop(b []byte) {
 		return
 	}
 	first := unsafe.SliceData(b[:1])
-	if m, ok := s.maps[first]; ok {
-		delete(s.maps, first)
-		unix.Munmap(m)
+	if s.mapped[first] {
+		delete(s.mapped, first)
+		hugemem.Unmap(b)
 	}
 }
 

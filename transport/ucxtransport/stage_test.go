@@ -3,6 +3,8 @@ package ucxtransport
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/couplet-hpc/couplet/internal/hugemem"
 )
 
 // TestStagePool: a returned buffer serves the next request it is large
@@ -47,34 +49,34 @@ func TestStagePool(t *testing.T) {
 func TestStagePoolMapped(t *testing.T) {
 	var s stagePool
 	small := s.get(mappedStage - 1)
-	if len(s.maps) != 0 {
+	if len(s.mapped) != 0 {
 		t.Fatalf("a %d-byte buffer was mapped", len(small))
 	}
 	a := s.get(mappedStage + 5)
-	if len(a) != mappedStage+5 || cap(a) != hugePage {
-		t.Fatalf("len %d cap %d, want %d and %d", len(a), cap(a), mappedStage+5, hugePage)
+	if len(a) != mappedStage+5 || cap(a) != hugemem.Size {
+		t.Fatalf("len %d cap %d, want %d and %d", len(a), cap(a), mappedStage+5, hugemem.Size)
 	}
-	if uintptr(unsafe.Pointer(&a[0]))%hugePage != 0 || len(s.maps) != 1 {
-		t.Fatalf("mapped buffer at %p not %d-aligned, or not recorded (%d mappings)", &a[0], hugePage, len(s.maps))
+	if uintptr(unsafe.Pointer(&a[0]))%hugemem.Size != 0 || len(s.mapped) != 1 {
+		t.Fatalf("mapped buffer at %p not %d-aligned, or not recorded (%d mappings)", &a[0], hugemem.Size, len(s.mapped))
 	}
 	for i := range a {
 		a[i] = byte(i)
 	}
 	s.put(a)
-	b := s.get(hugePage)
-	if &b[0] != &a[0] || len(b) != hugePage {
-		t.Fatalf("get(%d) did not reuse the mapped buffer", hugePage)
+	b := s.get(hugemem.Size)
+	if &b[0] != &a[0] || len(b) != hugemem.Size {
+		t.Fatalf("get(%d) did not reuse the mapped buffer", hugemem.Size)
 	}
 	s.bytes = maxStaged - 1 // the pool is full: the next buffer back goes
 	s.put(b)
-	if len(s.maps) != 0 || len(s.free) != 0 {
-		t.Fatalf("a buffer beyond maxStaged stayed: %d mappings, %d free", len(s.maps), len(s.free))
+	if len(s.mapped) != 0 || len(s.free) != 0 {
+		t.Fatalf("a buffer beyond maxStaged stayed: %d mappings, %d free", len(s.mapped), len(s.free))
 	}
 	s.bytes = 0
-	c := s.get(3 * hugePage)
+	c := s.get(3 * hugemem.Size)
 	s.put(c)
 	s.close()
-	if len(s.maps) != 0 || len(s.free) != 0 || s.bytes != 0 {
-		t.Fatalf("close left %d mappings, %d free buffers, %d bytes", len(s.maps), len(s.free), s.bytes)
+	if len(s.mapped) != 0 || len(s.free) != 0 || s.bytes != 0 {
+		t.Fatalf("close left %d mappings, %d free buffers, %d bytes", len(s.mapped), len(s.free), s.bytes)
 	}
 }

@@ -44,6 +44,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/dtf"
+	"github.com/couplet-hpc/couplet/internal/hugemem"
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
@@ -241,31 +242,15 @@ func body(world mpi.Comm) error {
 }
 
 // hugeFloats returns n float64 in memory of its own that the kernel backs
-// with transparent huge pages where it can, as HPC codes commonly allocate
-// large arrays: a cross-memory read pins the source pages one by one, which
-// costs more than the copy with 4 KiB pages. Every mode uses the same arrays.
-//
-// The pages are made huge at once (populated, then MADV_COLLAPSE, Linux
-// 6.1), not marked MADV_HUGEPAGE: a process with a region so marked is
-// scanned by khugepaged for the rest of its life, and the scan holds the
-// process's mmap lock across its reschedule points. On the 2-core VM of
-// docs/PERFORMANCE.md, with five ranks spinning in MPI beside it, khugepaged
-// sat runnable but not running (every sample over seconds), and the reader
-// rank's next mmap or brk waited on the lock until TestRunExchange timed out
-// (5 of 243 runs beside the capi and dtf tests, always a reader: the only
-// ranks with such a region; cma.Alloc's mark did the same to writers). Where
-// the kernel cannot collapse, the mark remains the way to huge pages.
+// with transparent huge pages where it can (hugemem: made huge at once, not
+// marked MADV_HUGEPAGE, which has khugepaged hold the process's mmap lock),
+// as HPC codes commonly allocate large arrays: a cross-memory read pins the
+// source pages one by one, which costs more than the copy with 4 KiB pages.
+// Every mode uses the same arrays.
 func hugeFloats(n int64) ([]float64, error) {
-	const huge = 2 << 20
-	size := int(n*8) + huge
-	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	mem, err := hugemem.Map(int(n * 8))
 	if err != nil {
-		return nil, fmt.Errorf("mmap %d bytes: %w", size, err)
-	}
-	off := (huge - int(uintptr(unsafe.Pointer(&mem[0])))%huge) % huge
-	mem = mem[off : off+int(n*8)]
-	if unix.Madvise(mem, unix.MADV_POPULATE_WRITE) != nil || unix.Madvise(mem, unix.MADV_COLLAPSE) != nil {
-		unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages otherwise
+		return nil, err
 	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n), nil
 }
