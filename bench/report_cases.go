@@ -217,6 +217,7 @@ type target struct {
 	caseID         int
 	size, what     string
 	want           string
+	goal           float64 // the target's number, for the decimals of the launches' range
 	measured       string
 	met, available bool
 }
@@ -235,13 +236,13 @@ func targets(r *Results) []target {
 		return false
 	}
 	ge := func(id int, size, what string, want, got float64) target {
-		return target{caseID: id, size: size, what: what, want: fmt.Sprintf(">= %.2f", want), measured: ratioText(got, want), met: got >= want, available: true}
+		return target{caseID: id, size: size, what: what, want: fmt.Sprintf(">= %.2f", want), goal: want, measured: ratioText(got, want), met: got >= want, available: true}
 	}
 	// perLaunch adds to t the range of its ratio, base's time over sys's, within each
 	// launch of ls: the verdict reads the ratio of the medians, and the range tells how
 	// far a launch alone would have put it.
 	perLaunch := func(t target, ls []map[string]Summary, base, sys string) target {
-		t.measured += launchRange(ls, base, sys)
+		t.measured += launchRange(ls, base, sys, t.goal)
 		return t
 	}
 	for _, e := range r.Exchange {
@@ -339,8 +340,8 @@ func writeTargets(w io.Writer, r *Results) {
 	p("")
 	p("Each ratio is taken between medians of launch medians (see each case for the spread across")
 	p("launches), and printed with as many decimals as it takes to show on which side of its target it")
-	p("falls; \"launches\" gives the least and greatest of the same ratio taken within one launch. %d of", met)
-	p("%d targets met.", len(ts))
+	p("falls; \"launches\" gives the least and greatest of the same ratio taken within one launch, printed")
+	p("the same way. %d of %d targets met.", met, len(ts))
 	p("")
 	p("| Case | Size | Ratio | Target | Measured |")
 	p("|---:|---:|---|---:|---:|")
@@ -368,8 +369,9 @@ func ratioText(got, want float64) string {
 }
 
 // launchRange prints, for more than one launch in ls, the least and greatest ratio of
-// base's median time to sys's within a launch; nothing when a launch lacks either.
-func launchRange(ls []map[string]Summary, base, sys string) string {
+// base's median time to sys's within a launch, each with the decimals that show on which
+// side of want it falls (ratioText); nothing when a launch lacks either.
+func launchRange(ls []map[string]Summary, base, sys string, want float64) string {
 	if len(ls) < 2 {
 		return ""
 	}
@@ -383,7 +385,7 @@ func launchRange(ls []map[string]Summary, base, sys string) string {
 		v := b.Median / x.Median
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	return fmt.Sprintf(" (launches %.2f–%.2f)", lo, hi)
+	return fmt.Sprintf(" (launches %s–%s)", ratioText(lo, want), ratioText(hi, want))
 }
 
 // mibLabel prints a size in MiB, as GiB from 1024 up.

@@ -168,8 +168,9 @@ func TestRatioText(t *testing.T) {
 	}
 }
 
-// TestLaunchRange: the ratio within each launch, its least and greatest, and
-// nothing for one launch or a launch that lacks a system.
+// TestLaunchRange: the ratio within each launch, its least and greatest, each with the
+// decimals that put it on its side of the target, and nothing for one launch or a
+// launch that lacks a system.
 func TestLaunchRange(t *testing.T) {
 	l := func(base, sys float64) map[string]Summary {
 		return map[string]Summary{"base": Summarize([]float64{base}), "sys": Summarize([]float64{sys})}
@@ -178,13 +179,15 @@ func TestLaunchRange(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ls   []map[string]Summary
+		goal float64
 		want string
 	}{
-		{"three", three, " (launches 0.80–1.00)"},
-		{"one", three[:1], ""},
-		{"missing", []map[string]Summary{l(1, 1), {"base": Summarize([]float64{1})}}, ""},
+		{"three", three, 0.95, " (launches 0.80–1.00)"},
+		{"just under the target", []map[string]Summary{l(0.946, 1), l(0.948, 1)}, 0.95, " (launches 0.946–0.948)"},
+		{"one", three[:1], 0.95, ""},
+		{"missing", []map[string]Summary{l(1, 1), {"base": Summarize([]float64{1})}}, 0.95, ""},
 	} {
-		if got := launchRange(c.ls, "base", "sys"); got != c.want {
+		if got := launchRange(c.ls, "base", "sys", c.goal); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
