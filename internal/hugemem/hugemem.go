@@ -56,9 +56,7 @@ func Map(n int) ([]byte, error) {
 	if head > 0 {
 		unix.MunmapPtr(p, uintptr(head))
 	}
-	if tail := Size - head; tail > 0 {
-		unix.MunmapPtr(unsafe.Add(p, head+length), uintptr(tail))
-	}
+	unix.MunmapPtr(unsafe.Add(p, head+length), uintptr(Size-head)) // never empty: head < Size
 	b := unsafe.Slice((*byte)(unsafe.Add(p, head)), length)
 	makeHuge(b, length/Size*Size, unix.Madvise)
 	return b[:n], nil
