@@ -12,8 +12,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/couplet-hpc/couplet/dyad"
 	"github.com/couplet-hpc/couplet/dyad/agent"
 )
@@ -446,13 +444,18 @@ func hashSeconds(path string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// Through a mapping of the file, as the consumer's agent reads a staged file back.
-	m, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return 0, err
+	// Read in pieces of whole chunks, as the consumer's agent reads a staged file back.
+	buf := make([]byte, 128<<10)
+	for {
+		k, err := io.ReadFull(f, buf)
+		h.Write(buf[:k])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
 	}
-	defer unix.Munmap(m)
-	h.Write(m)
 	h.Sum()
 	return time.Since(t0).Seconds(), nil
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // readBack checks the content tag of a file that the rpc DTL fills in the kernel (splice
@@ -17,13 +15,15 @@ import (
 // taken, and the tags are folded in order as they complete. The chunks' tags do not
 // depend on each other, so the check uses whatever cores are idle while bytes arrive, and
 // when the last byte is in, the goroutine that waits for the check tags the rest with them
-// instead of idling. The hashers read the page cache through a read-only mapping of the file,
-// without copying it: reading into a buffer first made the hash cost 1.4 times as much
-// CPU (16 MiB: 4.8 ms against 3.4), on cores the transfer needs too. Where the file
-// cannot be mapped, each job's bytes are read (pread) first.
+// instead of idling. Each hasher reads its chunks from the page cache (pread) into a
+// buffer of its own. Reading them through a mapping of the file instead, which copies
+// nothing, made the whole staging slower at every size on a 2-core machine (paired runs of
+// the staging harness, median staging time mapped against read: 1 MiB 1.8-2.7 ms against
+// 1.6-2.6, 4 MiB 3.2-4.1 against 1.9-2.7, 16 MiB 11.9-12.5 against 7.2-8.5, 256 MiB
+// 163-180 against 126-154, 1 GiB 675-686 against 530-604): the mapping's page faults and
+// teardown cost more than the copy they save.
 type readBack struct {
 	f    *os.File
-	m    []byte // the file's mapping; nil: read it
 	size int64
 	h    *contentHasher
 	// tags[i % len(tags)] is chunk i's tag from when it is made until it is folded
@@ -59,15 +59,9 @@ const jobChunks = hashPiece / contentChunk
 // startReadBack starts checking the ranges of f, a file of size bytes once complete, that
 // add queues.
 func startReadBack(f *os.File, h *contentHasher, size int64) *readBack {
-	return runReadBack(f, h, mapFile(f, size), size)
-}
-
-// runReadBack starts the hashers over the mapping m of f (nil: read f), a file of size
-// bytes once complete. close unmaps m.
-func runReadBack(f *os.File, h *contentHasher, m []byte, size int64) *readBack {
 	// A file of fewer chunks than the window needs no more slots than it has chunks.
 	w := max(1, min(foldWindow, (size+contentChunk-1)/contentChunk))
-	r := &readBack{f: f, m: m, size: size, h: h, window: w, tags: make([][tagSize]byte, w), made: make([]bool, w)}
+	r := &readBack{f: f, size: size, h: h, window: w, tags: make([][tagSize]byte, w), made: make([]bool, w)}
 	r.more.L = &r.mu
 	for range readBackHashers {
 		s, err := h.mac.newSealer()
@@ -141,15 +135,10 @@ func (r *readBack) hash(s *chunkSealer) {
 			return
 		}
 		off, end := lo*contentChunk, min(hi*contentChunk, have)
-		var err error
-		if r.m != nil {
-			err = r.tagMapped(s, lo, off, end)
-		} else {
-			if buf == nil {
-				buf = make([]byte, jobChunks*contentChunk)
-			}
-			err = r.tagRead(s, lo, off, buf[:end-off])
+		if buf == nil {
+			buf = make([]byte, jobChunks*contentChunk)
 		}
+		err := r.tagRead(s, lo, off, buf[:end-off])
 		r.mu.Lock()
 		if err != nil {
 			r.fail(err)
@@ -176,17 +165,6 @@ func (r *readBack) fold(lo, hi int64) {
 		r.folded = k
 		r.more.Broadcast()
 	}
-}
-
-// tagMapped tags the chunks from chunk lo, bytes [off, end) of the mapped file.
-func (r *readBack) tagMapped(s *chunkSealer, lo, off, end int64) error {
-	if end > int64(len(r.m)) {
-		return fmt.Errorf("read back %d bytes at %d of a %d-byte file: %w", end-off, off, len(r.m), io.ErrUnexpectedEOF)
-	}
-	if err := faultGuard(func() { r.tagChunks(s, lo, r.m[off:end]) }); err != nil {
-		return fmt.Errorf("read back %d bytes at %d: %w", end-off, off, err)
-	}
-	return nil
 }
 
 // tagRead reads the bytes at off into p, then tags them as the chunks from chunk lo.
@@ -242,11 +220,6 @@ func (r *readBack) end(abort bool) error {
 		}
 	}
 	r.busy.Wait()
-	if r.m != nil {
-		// Unmapped after the staging is told the hash is done: tearing down the mapping
-		// of 16 MiB took 0.2 ms, which the staging need not wait for.
-		go unix.Munmap(r.m)
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.h.chunked = true

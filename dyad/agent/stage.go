@@ -98,9 +98,9 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, to target) (n int64,
 	defer func() { d.end(err) }()
 	// The bytes go from the socket into the file in the kernel (splice, as a plain
 	// io.Copy from a socket to a file does): no pass through user space on the receiving
-	// path. The content hash reads each range in the page cache, through a mapping of the
-	// file, on a goroutine of its own, beside the transfer (not at all when the hash is
-	// off: it is the only reader).
+	// path. The content hash reads each range back from the page cache, on goroutines of
+	// its own, beside the transfer (not at all when the hash is off: it is the only
+	// reader).
 	if !a.opts.SkipContentHash {
 		d.back = startReadBack(d.tmp, d.content, meta.Size)
 	}

@@ -3,8 +3,8 @@ package agent
 // contentHasher checks a download against the content tag the signed record names. The
 // DTLs feed it beside the transfer, on a goroutine of their own, so that checking the
 // bytes already received overlaps receiving the next ones instead of adding to the
-// staging time, and no second pass over the file is needed: the rpc DTL tags each chunk in
-// the page cache through a mapping of the file (readBack), the ucx DTL hashes each
+// staging time, and no second pass over the file is needed: the rpc DTL tags each chunk as
+// it reads it back from the page cache (readBack), the ucx DTL hashes each
 // window slot after writing it (Write). The record's CRC-32C is not recomputed here: the
 // owner's agent checked it against the same bytes it tagged when it published, and the
 // signed tag is the stronger check of the two, so a second pass would only cost time.
