@@ -9,9 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapFile maps size bytes of f read-only, also beyond its end for a file still being
-// filled (reading there faults until the bytes are in); nil where it cannot (size 0, or
-// a file system that does not map). The caller unmaps it.
+// mapFile maps size bytes of f read-only; nil where it cannot (size 0, or a file system
+// that does not map). The caller unmaps it.
 func mapFile(f *os.File, size int64) []byte {
 	if size <= 0 {
 		return nil
