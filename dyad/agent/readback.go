@@ -18,8 +18,8 @@ import (
 // instead of idling. Each hasher reads its chunks from the page cache (pread) into a
 // buffer of its own. Reading them through a mapping of the file instead, which copies
 // nothing, made the whole staging slower at every size on a 2-core AMD EPYC VM (paired
-// runs of the staging harness, median staging time mapped against read: 1 MiB 1.8-2.7 ms against
-// 1.6-2.6, 4 MiB 3.2-4.1 against 1.9-2.7, 16 MiB 11.9-12.5 against 7.2-8.5, 256 MiB
+// runs of the staging harness, median staging time mapped against read: 1 MiB 1.8-2.7
+// ms against 1.6-2.6, 4 MiB 3.2-4.1 against 1.9-2.7, 16 MiB 11.9-12.5 against 7.2-8.5, 256 MiB
 // 163-180 against 126-154, 1 GiB 675-686 against 530-604): the mapping's page faults and
 // teardown cost more than the copy they save.
 type readBack struct {

@@ -15,9 +15,10 @@ import (
 )
 
 // TestReadBack: the ranges of a file that the rpc DTL filled in the kernel, tagged chunk
-// by chunk by one hasher or several, give the content tag of the whole, whatever the range sizes; one
-// flipped bit changes it; a range past the end or out of order, or bytes missing from
-// the file, are an error, never a tag; an aborted read-back gives no tag.
+// by chunk by one hasher or several, give the content tag of the whole, whatever the
+// range sizes; one flipped bit changes it; a range past the end or out of order, or
+// bytes missing from the file, are an error, never a tag; an aborted read-back gives no
+// tag.
 func TestReadBack(t *testing.T) {
 	data := make([]byte, 3<<20+17)
 	for i := range data {
