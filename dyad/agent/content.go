@@ -1,14 +1,14 @@
 package agent
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash"
+
+	"github.com/couplet-hpc/couplet/internal/gmac"
 )
 
 // The content tag a record names is a MAC of the file's bytes under a key that only
@@ -21,8 +21,9 @@ import (
 // and the record's Hash field is salt || tag (contentHashSize bytes). GMAC is AES-GCM
 // with the bytes as additional data and nothing to encrypt: its GHASH runs on the
 // carry-less multiply instruction (about 5 GB/s on one core of a 2.0 GHz EPYC with AVX2
-// only, three times BLAKE3 there), so that a consumer checks a staging beside a loopback
-// transfer instead of slowing it to the hash's speed. Someone who changes bytes in
+// only, three times BLAKE3 there; 23 GB/s on a 2.1 GHz EPYC with 512-bit ones, through
+// internal/gmac, against crypto/cipher's 7.9), so that a consumer checks a staging beside
+// a loopback transfer instead of slowing it to the hash's speed. Someone who changes bytes in
 // flight or under the owner, without the token, cannot make a matching tag: each chunk's
 // tag is a MAC under a key and nonce used for that one chunk of that one record, the
 // chunk index and the length are bound in, and the tag is never sent on the data path.
@@ -54,7 +55,7 @@ func newSalt() []byte {
 // ContentMAC computes the content tag of a record as bytes are written to it, in any
 // pieces. It is an io.Writer; Sum gives the record's Hash field.
 type ContentMAC struct {
-	rk    []byte // the record's key
+	gmac  *gmac.MAC // under the record's key, shared by the record's sealers
 	seal  *chunkSealer
 	fold  hash.Hash
 	salt  []byte
@@ -77,11 +78,12 @@ func newContentMAC(key, salt []byte) (*ContentMAC, error) {
 	h := hmac.New(sha256.New, key)
 	h.Write(salt)
 	rk := h.Sum(nil)
-	m := &ContentMAC{rk: rk, fold: hmac.New(sha256.New, rk), salt: salt}
+	m := &ContentMAC{fold: hmac.New(sha256.New, rk), salt: salt}
 	var err error
-	if m.seal, err = m.newSealer(); err != nil {
+	if m.gmac, err = gmac.New(rk); err != nil {
 		return nil, err
 	}
+	m.seal = m.newSealer()
 	m.fold.Write([]byte(contentKeyLabel))
 	return m, nil
 }
@@ -90,27 +92,19 @@ func newContentMAC(key, salt []byte) (*ContentMAC, error) {
 // not depend on each other, so goroutines with a sealer each may make them in any order,
 // as long as the fold takes them in order (foldTag).
 type chunkSealer struct {
-	gcm   cipher.AEAD
-	nonce [12]byte
+	mac   *gmac.MAC
+	nonce [gmac.NonceSize]byte
 }
 
 // newSealer returns a chunk sealer of m's record, for one goroutine.
-func (m *ContentMAC) newSealer() (*chunkSealer, error) {
-	blk, err := aes.NewCipher(m.rk)
-	if err != nil {
-		return nil, err
-	}
-	g, err := cipher.NewGCM(blk)
-	if err != nil {
-		return nil, err
-	}
-	return &chunkSealer{gcm: g}, nil
+func (m *ContentMAC) newSealer() *chunkSealer {
+	return &chunkSealer{mac: m.gmac}
 }
 
 // tag sets out to the tag of c, chunk i of the file.
 func (s *chunkSealer) tag(i uint64, c []byte, out *[tagSize]byte) {
 	binary.BigEndian.PutUint64(s.nonce[4:], i)
-	s.gcm.Seal(out[:0], s.nonce[:], nil, c)
+	s.mac.Tag(&s.nonce, c, out)
 }
 
 // Write adds p to the tag. Whole chunks are taken from p in place; only a chunk split
