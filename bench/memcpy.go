@@ -1,17 +1,32 @@
 package bench
 
 import (
-	"runtime"
+	"fmt"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // MeasureMemcpy times Go's copy of size bytes reps times (after one untimed
 // copy that faults the pages in) and returns the bandwidth in bytes copied
-// per second. It is the physical ceiling of any exchange on this machine:
+// per second, or the error of mapping the buffers. It is the physical ceiling of any exchange on this machine:
 // every byte that reaches a reader's array is at least written there once.
-func MeasureMemcpy(size int64, reps int) Summary {
-	src := make([]byte, size)
-	dst := make([]byte, size)
+//
+// The buffers are mapped outside the Go heap and unmapped at the end. On the heap they
+// left the harness's process with a heap goal of twice their size, and every allocation
+// of the cases after it on fresh pages until the next collection: the rpc DTL's 1 MiB
+// staging took 2.2-2.3 ms there against 1.5 once its hash buffers were reused.
+func MeasureMemcpy(size int64, reps int) (Summary, error) {
+	src, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return Summary{}, fmt.Errorf("bench: memcpy buffers: %w", err)
+	}
+	defer unix.Munmap(src)
+	dst, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return Summary{}, fmt.Errorf("bench: memcpy buffers: %w", err)
+	}
+	defer unix.Munmap(dst)
 	for i := range src {
 		src[i] = byte(i)
 	}
@@ -22,6 +37,5 @@ func MeasureMemcpy(size int64, reps int) Summary {
 		copy(dst, src)
 		secs = append(secs, time.Since(t0).Seconds())
 	}
-	runtime.KeepAlive(dst)
-	return Summarize(secs).Rate(float64(size))
+	return Summarize(secs).Rate(float64(size)), nil
 }

@@ -161,7 +161,11 @@ func Run(o Options) (*Results, error) {
 	}
 
 	next("memcpy bandwidth, %d MiB x %d", o.MemcpyBytes>>20, max(o.Reps, 5))
-	r.Memcpy = MeasureMemcpy(o.MemcpyBytes, max(o.Reps, 5)).Scale(1e-9)
+	memcpy, err := MeasureMemcpy(o.MemcpyBytes, max(o.Reps, 5))
+	if err != nil {
+		return nil, err
+	}
+	r.Memcpy = memcpy.Scale(1e-9)
 	o.progress("        memcpy %s GB/s", r.Memcpy.Format("%.2f"))
 
 	for _, id := range AllCases {
