@@ -29,7 +29,7 @@ func (a *Agent) serveRemote(c *gated) {
 		return
 	}
 	a.ctr.peerAuths.Add(1)
-	capSendBuffer(c.Conn)
+	tuneSender(c.Conn)
 	a.serveRequests(c, c.RemoteAddr().String(), a.peerKeepAlive(), func(m *wire.Msg) bool {
 		return a.serveFetch(c, m)
 	})
@@ -173,21 +173,4 @@ func (a *Agent) sendFile(c net.Conn, upath string) (int64, error) {
 	}
 	_, err = c.Write(frames.Bytes())
 	return sent, err
-}
-
-// peerSendBuffer is the send buffer of a connection that serves fetches. Left to the
-// kernel's autotuning, the buffer of a connection kept for reuse grows to megabytes, and
-// sendfile into it then cost the owner's agent twice the CPU of a fresh connection (16
-// MiB: 17 ms against 7 ms of CPU per staging on loopback). A fixed buffer keeps the
-// sender and the receiver working in step. At 128 KiB (the kernel doubles it) the sender
-// stalled whenever the consumer's content check took the core: 512 KiB, one splice piece
-// ahead, staged 1 GiB in 0.49-0.69 s against 0.71-0.79 s, and 16 MiB in 11.7-13.1 ms
-// against 15.4-19.4 ms (interleaved runs on 2 cores, same total CPU).
-const peerSendBuffer = 512 << 10
-
-// capSendBuffer fixes c's send buffer at peerSendBuffer when c is a TCP connection.
-func capSendBuffer(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(peerSendBuffer)
-	}
 }
