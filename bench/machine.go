@@ -30,6 +30,7 @@ type Machine struct {
 	MCA       []string `json:"mca"`        // Open MPI settings every launch used
 	TmpDir    string   `json:"tmp_dir"`    // where real files were written
 	TmpFSType string   `json:"tmp_fstype"` // file system type of TmpDir
+	TCPCC     string   `json:"tcp_cc"`     // the system's default TCP congestion control
 	// PageReporting says whether a virtio balloon reports freed pages to the VM's host,
 	// which takes them back: memory used again faults in afresh, at a cost that moves
 	// with what the previous measurement freed.
@@ -58,6 +59,9 @@ func DetectMachine(extra []string) Machine {
 	m.MCA = mcaSettings(extra)
 	m.TmpFSType = fsType(m.TmpDir)
 	m.PageReporting = pageReporting()
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
+		m.TCPCC = strings.TrimSpace(string(b))
+	}
 	return m
 }
 

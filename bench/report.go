@@ -141,6 +141,7 @@ func writeMachine(w io.Writer, r *Results) {
 	p("| Real files in | `%s` (%s, local disk; page cache not dropped) |", m.TmpDir, orDash(m.TmpFSType))
 	p("| memcpy (Go `copy`, %d MiB) | %s GB/s |", r.MemcpyBytes>>20, r.Memcpy.Format("%.2f"))
 	p("| UCX | %s |", orDash(m.UCX))
+	p("| TCP congestion control | %s (the system's default: raw TCP's, and the agents' between hosts; an agent serving one on its own host sends with reno, see case 4) |", orDash(m.TCPCC))
 	p("| Load average | %s |", orDash(loadLine(r)))
 	p("")
 }
