@@ -9,8 +9,9 @@ import (
 
 // MeasureMemcpy times Go's copy of size bytes reps times (after one untimed
 // copy that faults the pages in) and returns the bandwidth in bytes copied
-// per second, or the error of mapping the buffers. It is the physical ceiling of any exchange on this machine:
-// every byte that reaches a reader's array is at least written there once.
+// per second, or the error of mapping the buffers. It is the physical ceiling
+// of any exchange on this machine: every byte that reaches a reader's array
+// is at least written there once.
 //
 // The buffers are mapped outside the Go heap and unmapped at the end. On the heap they
 // left the harness's process with a heap goal of twice their size, and every allocation

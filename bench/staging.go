@@ -385,9 +385,6 @@ func (s *StagingRun) Measure(mib int64, reps int) (StagingPoint, error) {
 				return p, fmt.Errorf("bench: staging %d MiB with %s: %w", mib, sys, err)
 			}
 			d := time.Since(t0).Seconds()
-			if os.Getenv("XSDUMP") != "" {
-				fmt.Printf("XS %s %d %.2f\n", sys, rep, d*1e3)
-			}
 			if err := checkCopy(dest, n, crc); err != nil {
 				return p, fmt.Errorf("bench: staging with %s: %w", sys, err)
 			}

@@ -1,7 +1,7 @@
 package gmac
 
 // mul returns a*b*x reduced: with b a power of the key times x^-1, a times that power.
-// It is the model of gmac_amd64.s, which takes the same steps on 16 blocks at once.
+// It is the model of gmac_amd64.s, which takes the same steps on 32 blocks at once.
 func (a elem) mul(b elem) elem {
 	lo := clmul(a[0], b[0])
 	hi := clmul(a[1], b[1])
