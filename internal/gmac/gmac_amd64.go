@@ -8,8 +8,8 @@ var wide = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VPCLMUL
 	cpu.X86.HasAVX && cpu.X86.HasPCLMULQDQ
 
 // ghashWide folds the n bytes at p (a multiple of 16) into y: 512 bytes per step
-// against pow, then 256 against its second half, the rest one block at a time
-// against H (pow[powers-1]).
+// against pow, the rest (a file's last chunk's tail) one block at a time against H
+// (pow[powers-1]).
 //
 //go:noescape
 func ghashWide(y *elem, pow *[powers]elem, p *byte, n int)
