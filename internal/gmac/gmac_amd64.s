@@ -22,6 +22,23 @@ GLOBL gfpoly<>(SB), RODATA|NOPTR, $16
 	VPXOR      MI, HI, HI \
 	VPXOR      T, HI, HI
 
+// SAME_HALVES sums into ACC the products of the 32 blocks (Z0, Z2-Z4, Z24-Z27) and their
+// powers of H (Z20-Z23, Z16-Z19) taken between the halves IMM selects: $0x00 the low
+// ones, $0x11 the high ones. Z6-Z8 are scratch.
+#define SAME_HALVES(IMM, ACC) \
+	VPCLMULQDQ IMM, Z20, Z0, ACC \
+	VPCLMULQDQ IMM, Z21, Z2, Z6 \
+	VPCLMULQDQ IMM, Z22, Z3, Z7 \
+	VPCLMULQDQ IMM, Z23, Z4, Z8 \
+	VPTERNLOGD $0x96, Z6, Z7, ACC \
+	VPCLMULQDQ IMM, Z16, Z24, Z6 \
+	VPCLMULQDQ IMM, Z17, Z25, Z7 \
+	VPTERNLOGD $0x96, Z6, Z8, ACC \
+	VPCLMULQDQ IMM, Z18, Z26, Z6 \
+	VPCLMULQDQ IMM, Z19, Z27, Z8 \
+	VPTERNLOGD $0x96, Z6, Z7, ACC \
+	VPXORQ     Z8, ACC, ACC
+
 // SUM_REDUCE sums the four lanes of the products in Z5, Z13 and Z9 and reduces them into
 // y (X1).
 #define SUM_REDUCE \
@@ -81,33 +98,8 @@ wide:
 	VPSHUFB   Z31, Z26, Z26
 	VPSHUFB   Z31, Z27, Z27
 
-	// Low halves' products.
-	VPCLMULQDQ $0x00, Z20, Z0, Z5
-	VPCLMULQDQ $0x00, Z21, Z2, Z6
-	VPCLMULQDQ $0x00, Z22, Z3, Z7
-	VPCLMULQDQ $0x00, Z23, Z4, Z8
-	VPTERNLOGD $0x96, Z6, Z7, Z5
-	VPCLMULQDQ $0x00, Z16, Z24, Z6
-	VPCLMULQDQ $0x00, Z17, Z25, Z7
-	VPTERNLOGD $0x96, Z6, Z8, Z5
-	VPCLMULQDQ $0x00, Z18, Z26, Z6
-	VPCLMULQDQ $0x00, Z19, Z27, Z8
-	VPTERNLOGD $0x96, Z6, Z7, Z5
-	VPXORQ     Z8, Z5, Z5
-
-	// High halves' products.
-	VPCLMULQDQ $0x11, Z20, Z0, Z9
-	VPCLMULQDQ $0x11, Z21, Z2, Z6
-	VPCLMULQDQ $0x11, Z22, Z3, Z7
-	VPCLMULQDQ $0x11, Z23, Z4, Z8
-	VPTERNLOGD $0x96, Z6, Z7, Z9
-	VPCLMULQDQ $0x11, Z16, Z24, Z6
-	VPCLMULQDQ $0x11, Z17, Z25, Z7
-	VPTERNLOGD $0x96, Z6, Z8, Z9
-	VPCLMULQDQ $0x11, Z18, Z26, Z6
-	VPCLMULQDQ $0x11, Z19, Z27, Z8
-	VPTERNLOGD $0x96, Z6, Z7, Z9
-	VPXORQ     Z8, Z9, Z9
+	SAME_HALVES($0x00, Z5) // low halves' products
+	SAME_HALVES($0x11, Z9) // high halves'
 
 	// Middle products.
 	VPCLMULQDQ $0x01, Z20, Z0, Z13
