@@ -39,21 +39,20 @@ GLOBL gfpoly<>(SB), RODATA|NOPTR, $16
 	VPTERNLOGD $0x96, Z6, Z7, ACC \
 	VPXORQ     Z8, ACC, ACC
 
+// FOLD_LANES sums the four 128-bit lanes of one register, named Z, Y and X at its three
+// widths, into its lowest; Y6 is scratch.
+#define FOLD_LANES(Z, Y, X) \
+	VEXTRACTI64X4 $1, Z, Y6 \
+	VPXOR         Y6, Y, Y \
+	VEXTRACTI128  $1, Y, X6 \
+	VPXOR         X6, X, X
+
 // SUM_REDUCE sums the four lanes of the products in Z5, Z13 and Z9 and reduces them into
 // y (X1).
 #define SUM_REDUCE \
-	VEXTRACTI64X4 $1, Z5, Y6 \
-	VPXOR         Y6, Y5, Y5 \
-	VEXTRACTI128  $1, Y5, X6 \
-	VPXOR         X6, X5, X5 \
-	VEXTRACTI64X4 $1, Z9, Y6 \
-	VPXOR         Y6, Y9, Y9 \
-	VEXTRACTI128  $1, Y9, X6 \
-	VPXOR         X6, X9, X9 \
-	VEXTRACTI64X4 $1, Z13, Y6 \
-	VPXOR         Y6, Y13, Y13 \
-	VEXTRACTI128  $1, Y13, X6 \
-	VPXOR         X6, X13, X13 \
+	FOLD_LANES(Z5, Y5, X5) \
+	FOLD_LANES(Z9, Y9, X9) \
+	FOLD_LANES(Z13, Y13, X13) \
 	REDUCE(X5, X13, X9, X6) \
 	VMOVDQU X9, X1
 
