@@ -10,8 +10,8 @@ DATA gfpoly<>+0(SB)/8, $0xc200000000000000
 DATA gfpoly<>+8(SB)/8, $0xc200000000000000
 GLOBL gfpoly<>(SB), RODATA|NOPTR, $16
 
-// REDUCE folds the unreduced product LO, MI, HI (X registers) into HI, as elem.mul
-// does; X15 holds gfpoly, T is a scratch register.
+// REDUCE folds the unreduced product LO, MI, HI (X registers) into HI, as its model
+// elem.mul (elem_test.go) does; X15 holds gfpoly, T is a scratch register.
 #define REDUCE(LO, MI, HI, T) \
 	VPCLMULQDQ $0x00, X15, LO, T \
 	VPSHUFD    $0x4e, LO, LO \
