@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/couplet-hpc/couplet/transport/cma"
 )
 
 // TargetStagingVsTCP is the file-staging target: rpc-DTL throughput at
@@ -171,11 +173,17 @@ func writeUCX(w io.Writer, r *Results) {
 		p("untimed warm-up round; launch and rendezvous are outside the timing; sizes below the largest run")
 		p("more rounds, as in case 1. The writers fill an array for")
 		p("odd and one for even rounds before the first round (and the readers clear theirs after checking it),")
-		p("so that no writer prepares its next round while the readers still finish this one. A reader's block")
-		p("(rows of 2 KiB in its slab) arrives in messages of 4 MiB: over sm UCX puts each into a buffer with")
-		p("cross-memory attach and the reader unpacks it into the rows; over tcp, where UCX's rendezvous arrives")
-		p("as active messages copied out of its receive buffers anyway, UCX copies it straight into the rows")
-		p("(its iov datatype), one copy less.")
+		p("so that no writer prepares its next round while the readers still finish this one. The writers'")
+		p("arrays come from `cma.Alloc` and every rank has `%s=1`, as in case 1's single-copy way. Over", cma.Env)
+		p("MPI the single-copy path is off (`mpitransport.SetSingleCopy(false)`): MPI's two copies, as in case")
+		p("1's couplet column. Over UCX with sm, a writer sends each reader a descriptor of its block in place of")
+		p("the block, and the reader maps the writer's array and copies the block straight into its rows (rows of")
+		p("2 KiB in its slab), then answers (`ucxtransport.Options.SingleCopy`): one copy, where UCX's own path")
+		p("took two (its cross-memory put of 4 MiB messages into a buffer, then the unpack into the rows; UCX sm /")
+		p("MPI read 0.96 / 0.70 / 0.89 at 64 MiB / 256 MiB / 1 GiB in the last report with it). Over tcp, which")
+		p("stands for ranks on different nodes, single-copy reads are off: the block arrives in messages of 4")
+		p("MiB, which UCX, whose rendezvous there arrives as active messages copied out of its receive buffers")
+		p("anyway, copies straight into the rows (its iov datatype).")
 		p("")
 		p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
 		p("")

@@ -53,9 +53,9 @@ func init() {
 // over the world, and every component must have at least one rank. Close
 // waits at most timeout for the other ranks.
 func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
-	enabled, err := enabledByEnv()
+	enabled, err := cma.Enabled()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mpitransport: %w", err)
 	}
 	world, err := mpi.World().Dup()
 	if err != nil {

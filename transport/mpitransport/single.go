@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -27,11 +26,11 @@ import (
 // shared memory. Arrays backed by transparent huge pages read fast, and
 // arrays from cma.Alloc fastest: the receiver maps them and copies with
 // plain loads and stores.
-const SingleCopyEnv = "COUPLET_SINGLE_COPY"
+const SingleCopyEnv = cma.Env
 
 // MinSingleCopy is the smallest block that moves by a single-copy read:
 // below it a descriptor round trip costs more than MPI's eager copies.
-const MinSingleCopy = 128 << 10
+const MinSingleCopy = cma.MinBlock
 
 // singleCopyOn switches the single-copy path at run time (SetSingleCopy).
 var singleCopyOn atomic.Bool
@@ -73,24 +72,6 @@ type singleCopy struct {
 }
 
 const probeMagic = 0x636f75706c657431 // "couplet1"
-
-// enabledByEnv reads SingleCopyEnv.
-func enabledByEnv() (bool, error) {
-	v := os.Getenv(SingleCopyEnv)
-	switch v {
-	case "":
-		return false, nil
-	case "on", "ON", "On":
-		return true, nil
-	case "off", "OFF", "Off":
-		return false, nil
-	}
-	on, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("mpitransport: %s=%q: want 0/1, true/false or on/off", SingleCopyEnv, v)
-	}
-	return on, nil
-}
 
 // joinSingleCopy finds the peers on this node, tries a single-copy read of
 // each one's probe word, and tells each peer whether this rank can read it,
@@ -168,14 +149,6 @@ func single(peers map[int]bool, peer int, b transport.Block) bool {
 	return peers[peer] && b.Bytes() >= MinSingleCopy && singleCopyOn.Load()
 }
 
-// Answers a receiver sends back for a descriptor.
-const (
-	ackRead     = 1 // read: the sender may release its buffer
-	ackRefused  = 2 // the kernel refused: send by MPI, the receive is posted
-	ackFailed   = 3 // the read failed (sizes differ, bad address): the receiver reports it
-	ackDeclined = 4 // the receiver gave the block up (Cancel)
-)
-
 // singleOp is an operation of the single-copy path. advance tests its
 // control messages and moves it on; it reports whether the operation is
 // done and, while it moves by MPI after a refusal, that bulk request.
@@ -231,11 +204,11 @@ func (p *singleSend) advance() (bool, *mpi.Request, error) {
 		}
 	}
 	switch p.ack[0] {
-	case ackRead, ackDeclined:
+	case cma.AnswerRead, cma.AnswerDeclined:
 		p.finish(nil)
-	case ackFailed:
+	case cma.AnswerFailed:
 		p.finish(fmt.Errorf("mpitransport: rank %d could not read the %d-byte block of tag %d", p.to, p.b.Bytes(), p.tag))
-	case ackRefused:
+	case cma.AnswerRefused:
 		fb, err := p.t.sendTwoCopy(p.to, p.tag, p.b)
 		if err != nil {
 			p.finish(err)
@@ -435,18 +408,18 @@ func (t *Transport) readAll(ops []*singleRecv) {
 // comes by MPI, whose receive is posted first) or failed. The outcome of
 // the receive is kept in p.err; the error returned is the answer's own.
 func (p *singleRecv) answer(err error) error {
-	code := int64(ackRead)
+	code := int64(cma.AnswerRead)
 	switch {
 	case err == nil:
 		p.t.sc.stats.Reads++
 	case errors.Is(err, cma.ErrRefused):
-		code, err = ackRefused, nil
+		code, err = cma.AnswerRefused, nil
 		p.t.sc.stats.Refused++
 		if p.fb, err = p.t.recvTwoCopy(p.from, p.tag, p.b); err != nil {
-			code = ackFailed
+			code = cma.AnswerFailed
 		}
 	default:
-		code = ackFailed
+		code = cma.AnswerFailed
 		err = fmt.Errorf("mpitransport: single-copy read from rank %d tag %d: %w", p.from, p.tag, err)
 	}
 	p.err = err
@@ -486,7 +459,7 @@ func (p *singleRecv) Cancel() error {
 		err := p.dreq.Cancel() // p.desc was zero until a descriptor came (p.d then set)
 		if p.desc[0] != 0 {
 			// It matched before the cancel took effect: decline it.
-			p.ack[0] = ackDeclined
+			p.ack[0] = cma.AnswerDeclined
 			if q, aerr := mpi.Isend(p.t.sc.ack, p.ack, p.from, p.tag); aerr == nil {
 				_, aerr = q.WaitTimeout(p.t.timeout)
 				err = errors.Join(err, aerr)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
-// SendBlock starts sending b's sub-block to rank to: in place when it is
+// SendBlock starts sending b's sub-block to rank to: by its descriptor when
+// the receiver reads it (Options.SingleCopy), else in place when it is
 // contiguous in b.Buf, else packed into a new buffer, as one or more UCX
 // messages of at most ChunkBytes.
 func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending, error) {
@@ -25,11 +27,16 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 		}
 		return donePending{t: t}, nil
 	}
-	data, packed, err := t.blockBytes(b)
+	ep, err := t.endpoint(to)
 	if err != nil {
 		return nil, err
 	}
-	ep, err := t.endpoint(to)
+	if single, err := t.single(to, b.Bytes()); err != nil {
+		return nil, err
+	} else if single {
+		return t.sendSingle(ep, to, tag, b, what)
+	}
+	data, packed, err := t.blockBytes(b)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +58,9 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 	return p, nil
 }
 
-// RecvBlock starts receiving a sub-block from rank from into b: in place
-// when it is contiguous in b.Buf, else straight into its rows
+// RecvBlock starts receiving a sub-block from rank from into b: by reading
+// it from the sender's memory once its descriptor comes (Options.SingleCopy),
+// else in place when it is contiguous in b.Buf, else straight into its rows
 // (Options.RecvRuns) or through a few chunk-sized staging buffers, each
 // unpacked into b as soon as its chunk is in and then reused for a later
 // chunk (see blockRecv). Its chunk receives are posted only once an earlier
@@ -68,18 +76,38 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	if from == t.rank {
 		return t.self.recv(t, tag, b), nil
 	}
-	p := &blockRecv{t: t, b: b, key: recvKey{from, tag}, utag: ucxTag(true, from, tag),
-		what:   fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag),
-		chunks: chunks(b.Bytes(), t.o.ChunkBytes)}
-	if prev := t.recvTail[p.key]; prev != nil && !prev.posted() {
-		p.prev = prev
+	key := recvKey{from, tag}
+	what := fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag)
+	prev := t.recvTail[key]
+	if prev != nil && prev.posted() {
+		prev = nil
 	}
-	t.recvTail[p.key] = p
+	single, err := t.single(from, b.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	if single {
+		p := &singleRecv{t: t, what: what, b: b, key: key, utag: ucxTag(true, from, tag), prev: prev,
+			desc: make([]byte, 8*cma.MaxWords(len(b.Shape)))}
+		t.recvTail[key] = p
+		if err := p.post(); err != nil {
+			return nil, p.end(err)
+		}
+		return p, nil
+	}
+	p := &blockRecv{t: t, b: b, key: key, utag: ucxTag(true, from, tag), what: what, prev: prev,
+		chunks: chunks(b.Bytes(), t.o.ChunkBytes)}
+	t.recvTail[key] = p
 	if err := p.start(); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// tailRecv is a block receive that later receives of its source and tag
+// wait for: they post only once it has posted all of its messages' receives,
+// so that UCX matches every message to its block.
+type tailRecv interface{ posted() bool }
 
 // blockBytes returns the block's bytes as one slice: b.Buf's own span when
 // contiguous (packed false), else a packed copy in a staging buffer.
@@ -132,7 +160,7 @@ type blockRecv struct {
 	b      transport.Block
 	key    recvKey
 	utag   uint64
-	prev   *blockRecv // an earlier receive of key still posting its chunks
+	prev   tailRecv // an earlier receive of key still posting
 	chunks [][2]int64
 	next   int // chunks[:next] have been posted
 	// dst is where chunk bytes land when the whole block has one buffer:
@@ -222,7 +250,7 @@ func (p *blockRecv) post() error {
 		p.slots = append(p.slots, s)
 		p.next++
 	}
-	if p.posted() && p.t.recvTail[p.key] == p {
+	if p.posted() && p.t.recvTail[p.key] == tailRecv(p) {
 		delete(p.t.recvTail, p.key)
 	}
 	return nil
@@ -346,7 +374,7 @@ func (p *blockRecv) abort() error {
 	}
 	p.slots = nil
 	p.next = len(p.chunks)
-	if p.t.recvTail[p.key] == p {
+	if p.t.recvTail[p.key] == tailRecv(p) {
 		delete(p.t.recvTail, p.key)
 	}
 	return errors.Join(errs...)

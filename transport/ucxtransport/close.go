@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/couplet-hpc/couplet/transport/cma"
 )
 
 // Bounds of Close: a peer that is gone must not hang it.
@@ -44,6 +46,9 @@ func (t *Transport) Close() error {
 		delete(t.eps, r)
 	}
 	t.stage.close()
+	// The senders' memory this rank mapped for single-copy reads: every
+	// read answered, so no block of this transport needs it any more.
+	cma.Detach()
 	return errors.Join(append(errs, t.release())...)
 }
 

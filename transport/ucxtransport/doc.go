@@ -41,6 +41,23 @@
 // once the earlier one with the same source and tag has posted all of its
 // own. Messages to the caller's own rank never touch UCX.
 //
+// # Single-copy reads
+//
+// Every rank publishes a record, not just its worker address: the address,
+// its node (cma.NodeKey) and whether it takes single-copy reads
+// (Options.SingleCopy: cma.Env set, UCX_TLS not tcp alone). A block of at
+// least cma.MinBlock bytes between two ranks of one node that both take
+// them moves by one copy: the sender sends a descriptor of its block
+// (package cma) as the block's one message, the receiver copies the block
+// straight out of the sender's memory into its rows (mapping memory from
+// cma.Alloc once, else with process_vm_readv) and answers with a message
+// tagged as an answer (a second kind bit), after which the sender may reuse
+// its buffer. Both sides decide from the same two records, so they agree
+// without asking. A read the kernel refuses fails the block on both sides
+// with an error saying so: unlike MPI's transport, which probes every pair
+// at Join, this one has no collective step over all ranks to agree on a
+// fallback.
+//
 // # Errors
 //
 // Over shared memory UCX 1.13 has no peer failure detection, so the

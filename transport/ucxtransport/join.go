@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/rendezvous"
 	"github.com/couplet-hpc/couplet/ucx"
 )
@@ -20,8 +21,8 @@ func init() {
 	})
 }
 
-// Join opens UCX, publishes this rank's worker address in the KVS (package
-// rendezvous) and waits for every component to register. It is collective
+// Join opens UCX, publishes this rank's record (its worker address, node
+// and whether it takes single-copy reads) in the KVS (package rendezvous) and waits for every component to register. It is collective
 // over o.Comm: every rank of the component returns an error if any of them
 // fails. Under launch mode mpmd the components could share a world, but the
 // addresses still meet in the KVS, so one path serves both launch modes.
@@ -29,11 +30,13 @@ func Join(ctx context.Context, o Options) (*Transport, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	t := &Transport{o: o, eps: map[int]*ucx.Endpoint{}, inbox: map[int][]*inMsg{}, recvTail: map[recvKey]*blockRecv{}}
+	t := &Transport{o: o, eps: map[int]*ucx.Endpoint{}, peers: map[int]peer{}, node: cma.NodeKey(),
+		inbox: map[int][]*inMsg{}, recvTail: map[recvKey]tailRecv{}}
 	t.self.init()
 	addr, err := t.open()
+	rec := peer{addr: addr, node: t.node, single: o.SingleCopy}.encode()
 	dir, err := rendezvous.Join(ctx, rendezvous.Options{KV: o.KV, Namespace: o.Namespace,
-		Components: o.Components, Comp: o.Comp, Comm: o.Comm, Timeout: o.Timeout}, addr, err)
+		Components: o.Components, Comp: o.Comp, Comm: o.Comm, Timeout: o.Timeout}, rec, err)
 	if err != nil {
 		t.release()
 		return nil, err
@@ -41,7 +44,7 @@ func Join(ctx context.Context, o Options) (*Transport, error) {
 	t.dir, t.rank = dir, dir.Rank()
 	if dir.Size() > maxRanks {
 		t.release()
-		return nil, fmt.Errorf("ucxtransport: %d ranks in all: at most 2^32 fit in a tag", dir.Size())
+		return nil, fmt.Errorf("ucxtransport: %d ranks in all: at most 2^31 fit in a tag", dir.Size())
 	}
 	return t, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
@@ -34,6 +35,16 @@ type Options struct {
 	// against 3.82-4.39). Join turns it on when UCX is left to the
 	// environment and UCX_TLS is tcp alone.
 	RecvRuns bool
+	// SingleCopy moves a block of at least cma.MinBlock bytes between two
+	// ranks of one node that both turned it on with one copy: the sender
+	// sends a descriptor of its block (package cma), the receiver copies
+	// the block straight out of the sender's memory (a mapping of it for
+	// memory from cma.Alloc, else process_vm_readv) and answers. Over UCX's
+	// shared memory a block otherwise takes two copies (UCX's cross-memory
+	// put into staging, then the unpack into its rows). Join turns it on
+	// when UCX is left to the environment, cma.Env turns it on, and UCX_TLS
+	// is not tcp alone (tcp stands for ranks on different nodes).
+	SingleCopy bool
 }
 
 // DefaultTimeout bounds the wait for peers when Options.Timeout is 0. It
@@ -80,6 +91,11 @@ func (o *Options) check() error {
 		tls := os.Getenv("UCX_TLS")
 		o.UCX = defaultUCX(tls)
 		o.RecvRuns = o.RecvRuns || tcpOnly(tls)
+		on, err := cma.Enabled()
+		if err != nil {
+			return fmt.Errorf("ucxtransport: %w", err)
+		}
+		o.SingleCopy = o.SingleCopy || (on && !tcpOnly(tls))
 		ucx.SetEnv(ucx.TCPDefaults(tls, os.LookupEnv))
 		ucx.SetEnv(rndvDefaults(os.LookupEnv))
 	}

@@ -17,12 +17,15 @@ type Transport struct {
 	dir   *rendezvous.Directory // the layout, and where peers' addresses are
 	rank  int                   // dir.Rank()
 	eps   map[int]*ucx.Endpoint
+	peers map[int]peer     // records looked up so far
+	node  int64            // cma.NodeKey of this process
+	reads int64            // blocks received by single-copy reads
 	inbox map[int][]*inMsg // control messages by tag, in arrival order
 	self  selfBlocks
 	stage stagePool // staging buffers of packed blocks
 	// recvTail is, for each source and tag, the latest block receive that
 	// has not yet posted all of its chunks.
-	recvTail map[recvKey]*blockRecv
+	recvTail map[recvKey]tailRecv
 	closed   bool
 }
 
@@ -64,11 +67,11 @@ func (t *Transport) endpoint(rank int) (*ucx.Endpoint, error) {
 	if ep := t.eps[rank]; ep != nil {
 		return ep, nil
 	}
-	addr, err := t.dir.Lookup(rank)
+	p, err := t.peerOf(rank)
 	if err != nil {
-		return nil, fmt.Errorf("ucxtransport: %w", err)
+		return nil, err
 	}
-	ep, err := t.w.Connect(addr)
+	ep, err := t.w.Connect(p.addr)
 	if err != nil {
 		return nil, fmt.Errorf("ucxtransport: connect to %s: %w", t.describe(rank), err)
 	}

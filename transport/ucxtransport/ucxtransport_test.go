@@ -12,6 +12,7 @@ import (
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/kvs/etcdkv/embedded"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/rendezvous"
 )
 
@@ -194,5 +195,45 @@ func TestBlockOver4GiB(t *testing.T) {
 	for i, r := range results {
 		check(t, pair[i].name, r)
 		t.Log(strings.Join(mpitest.RankLines(r.Output, 0), "\n"))
+	}
+}
+
+// TestSingleCopy runs the two components as separate mpiruns with
+// single-copy reads turned on (cma.Env): over shared memory every block of
+// at least cma.MinBlock bytes between them comes by a read of the sender's
+// memory (four such blocks from every peer of the other component), checked
+// byte for byte as over UCX, and a mismatched or canceled one fails as it
+// should. Where one side leaves them off, or UCX_TLS is tcp alone, none
+// does.
+func TestSingleCopy(t *testing.T) {
+	prog := mpitest.Build(t, "./testprog")
+	url, _ := startKVS(t)
+	const perPeer = 4 // "3-D strided, chunked", "1-D contiguous, chunked", twice "rows across chunks"
+	for _, c := range []struct {
+		name string
+		tls  string
+		on   [2]bool
+		want [2]int // reads per rank of each component
+	}{
+		{"sm", "sm", [2]bool{true, true}, [2]int{perPeer * pair[1].np, perPeer * pair[0].np}},
+		{"sm, one side off", "sm", [2]bool{true, false}, [2]int{0, 0}},
+		{"tcp", "tcp", [2]bool{true, true}, [2]int{0, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := fmt.Sprintf("test/%s/%d", t.Name(), time.Now().UnixNano())
+			var wg sync.WaitGroup
+			results := make([]mpitest.Result, len(pair))
+			for i := range pair {
+				a := app(prog, url, ns, c.tls, i, "-single-reads", fmt.Sprint(c.want[i]))
+				if c.on[i] {
+					a.Env = append(a.Env, cma.Env+"=1")
+				}
+				wg.Go(func() { results[i] = mpitest.Launch(jobTimeout, a) })
+			}
+			wg.Wait()
+			for i, r := range results {
+				check(t, pair[i].name, r)
+			}
+		})
 	}
 }

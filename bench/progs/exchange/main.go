@@ -144,7 +144,7 @@ func body(world mpi.Comm) error {
 		r.count = []int64{dz, side, side}
 	}
 	alloc := hugeFloats
-	if r.writer && !*alone { // separate launches over UCX read no peer's memory
+	if r.writer { // readers on the node may map it: see sharedFloats
 		alloc = sharedFloats
 	}
 	if r.buf, err = alloc(r.count[0] * r.count[1] * r.count[2]); err != nil {
@@ -262,8 +262,9 @@ func hugeFloats(n int64) ([]float64, error) {
 // sharedFloats returns n float64 in memory that readers on this node can
 // map (cma.Alloc, the analogue of MPI_Win_allocate_shared), as a writer
 // that wants single-copy reads allocates its arrays: a reader copies from
-// it with plain loads and stores instead of process_vm_readv. Every mode
-// uses the same arrays.
+// it with plain loads and stores instead of process_vm_readv (the single
+// mode, and couplet over UCX between launches with cma.Env on). Every mode
+// uses the same arrays; the others copy from them as from any memory.
 func sharedFloats(n int64) ([]float64, error) {
 	mem, err := cma.Alloc(int(n * 8))
 	if err != nil {
@@ -546,7 +547,7 @@ func (r *run) aloneRounds() error {
 	var bufs [2][]float64
 	if r.writer {
 		bufs[0] = r.buf
-		if bufs[1], err = hugeFloats(int64(len(r.buf))); err != nil {
+		if bufs[1], err = sharedFloats(int64(len(r.buf))); err != nil {
 			return err
 		}
 		for i, b := range bufs {

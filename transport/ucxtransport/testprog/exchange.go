@@ -7,6 +7,7 @@ import (
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/ucxtransport"
 )
 
@@ -147,6 +148,9 @@ func errorCases(t *ucxtransport.Transport) {
 			mpitest.Fatal(rank, "block of 10 elements received as 12: error %v, want a size mismatch", rerr)
 		}
 	}
+	if *reads > 0 {
+		singleErrors(t, sender, receiver, vec)
+	}
 	for _, from := range []int{(t.Rank() + 1) % t.Size(), t.Rank()} {
 		p, err := t.RecvBlock(from, tagNever, vec(4))
 		if err != nil {
@@ -157,6 +161,49 @@ func errorCases(t *ucxtransport.Transport) {
 		}
 		if done, err := p.Test(); !done || err != ucxtransport.ErrCanceled {
 			mpitest.Fatal(rank, "canceled receive from %d: done %v, err %v", from, done, err)
+		}
+	}
+}
+
+// singleErrors: a block read by single copy into a larger one fails on both
+// sides with errors that say why, and a canceled single-copy receive
+// reports ErrCanceled.
+func singleErrors(t *ucxtransport.Transport, sender, receiver int, vec func(int64) transport.Block) {
+	const tagMismatch, tagNever = 202, 203
+	const n = cma.MinBlock / 8 // elements: the smallest block read by single copy
+	var p transport.Pending
+	var err error
+	switch t.Rank() {
+	case sender:
+		p, err = t.SendBlock(receiver, tagMismatch, vec(n))
+	case receiver:
+		p, err = t.RecvBlock(sender, tagMismatch, vec(n+1))
+	default:
+		return
+	}
+	if err != nil {
+		mpitest.Fatal(rank, "start the mismatched single-copy block: %v", err)
+	}
+	var perr error
+	poll("mismatched single-copy block", func() (bool, error) {
+		done, err := p.Test()
+		perr = err
+		return done, nil
+	})
+	want := map[int]string{sender: "could not read the block", receiver: "differ in size"}[t.Rank()]
+	if perr == nil || !strings.Contains(perr.Error(), want) {
+		mpitest.Fatal(rank, "single-copy block of %d elements read as %d: error %v, want one saying %q", n, n+1, perr, want)
+	}
+	if t.Rank() == receiver {
+		p, err := t.RecvBlock(sender, tagNever, vec(n))
+		if err != nil {
+			mpitest.Fatal(rank, "receive: %v", err)
+		}
+		if err := p.Cancel(); err != nil {
+			mpitest.Fatal(rank, "cancel a single-copy receive: %v", err)
+		}
+		if done, err := p.Test(); !done || err != ucxtransport.ErrCanceled {
+			mpitest.Fatal(rank, "canceled single-copy receive: done %v, err %v", done, err)
 		}
 	}
 }

@@ -1,0 +1,247 @@
+package ucxtransport
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
+	"github.com/couplet-hpc/couplet/ucx"
+)
+
+// SingleCopyReads is the number of blocks this rank received by single-copy
+// reads (Options.SingleCopy).
+func (t *Transport) SingleCopyReads() int64 { return t.reads }
+
+// answerBytes is the length of an answer to a descriptor: one word.
+const answerBytes = 8
+
+// singleSend offers a block to a receiver that reads it: its descriptor
+// goes out in place of the block's messages, and the receiver's answer
+// comes back with the answer tag.
+type singleSend struct {
+	t          *Transport
+	what       string
+	buf        []byte // the block's buffer, kept alive until the receiver answers
+	desc, ans  []byte
+	dreq, areq *ucx.Request
+	done       bool
+	err        error
+}
+
+// sendSingle starts offering b to rank to over ep.
+func (t *Transport) sendSingle(ep *ucx.Endpoint, to, tag int, b transport.Block, what string) (transport.Pending, error) {
+	p := &singleSend{t: t, what: what, buf: b.Buf, desc: wordBytes(cma.Describe(b).Encode()), ans: make([]byte, answerBytes)}
+	var err error
+	if p.areq, err = t.w.RecvTag(p.ans, answerTag(to, tag), exactMatch); err != nil {
+		return nil, fmt.Errorf("ucxtransport: %s: %w", what, err)
+	}
+	if p.dreq, err = ep.SendTag(p.desc, ucxTag(true, t.rank, tag)); err != nil {
+		return nil, errors.Join(fmt.Errorf("ucxtransport: %s: %w", what, err), p.areq.Cancel(cancelTimeout))
+	}
+	return p, nil
+}
+
+// Test progresses the worker and reports whether the receiver answered, so
+// that the buffer may be reused.
+func (p *singleSend) Test() (bool, error) {
+	if p.done {
+		return true, p.err
+	}
+	p.t.progress()
+	if !p.dreq.Done() || !p.areq.Done() {
+		return false, nil
+	}
+	p.done, p.buf = true, nil
+	p.err = p.outcome()
+	return true, p.err
+}
+
+// outcome reads the receiver's answer.
+func (p *singleSend) outcome() error {
+	for _, r := range []*ucx.Request{p.dreq, p.areq} {
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+		}
+	}
+	if n, _ := p.areq.Info(); n != answerBytes {
+		return fmt.Errorf("ucxtransport: %s: an answer of %d bytes", p.what, n)
+	}
+	switch code := binary.LittleEndian.Uint64(p.ans); code {
+	case cma.AnswerRead, cma.AnswerDeclined:
+		return nil
+	case cma.AnswerRefused:
+		return fmt.Errorf("ucxtransport: %s: the kernel let the receiver map this process's memory but not read it (unset %s to move blocks through UCX)", p.what, cma.Env)
+	case cma.AnswerFailed:
+		return fmt.Errorf("ucxtransport: %s: the receiver could not read the block (see its error)", p.what)
+	default:
+		return fmt.Errorf("ucxtransport: %s: the receiver answered %d", p.what, code)
+	}
+}
+
+// Cancel fails while the receiver may still be reading the buffer.
+func (p *singleSend) Cancel() error {
+	if done, _ := p.Test(); done {
+		return nil
+	}
+	return fmt.Errorf("ucxtransport: %s: a block being read cannot be canceled", p.what)
+}
+
+// singleRecv receives a block's descriptor, reads the block and answers.
+type singleRecv struct {
+	t         *Transport
+	what      string
+	b         transport.Block
+	key       recvKey
+	utag      uint64
+	prev      tailRecv // an earlier receive of key that has not posted yet
+	desc, ans []byte
+	dreq      *ucx.Request // the descriptor's receive, once posted
+	areq      *ucx.Request // the answer's send, once the read is over
+	done      bool
+	err       error
+}
+
+// posted reports whether the descriptor's receive is posted: a later
+// receive of the same key may then post its own.
+func (p *singleRecv) posted() bool { return p.done || p.dreq != nil }
+
+// post posts the descriptor's receive once the predecessor has posted.
+func (p *singleRecv) post() error {
+	if p.dreq != nil || (p.prev != nil && !p.prev.posted()) {
+		return nil
+	}
+	p.prev = nil
+	var err error
+	if p.dreq, err = p.t.w.RecvTag(p.desc, p.utag, exactMatch); err != nil {
+		return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+	}
+	if p.t.recvTail[p.key] == tailRecv(p) {
+		delete(p.t.recvTail, p.key)
+	}
+	return nil
+}
+
+// Test progresses the worker; once the descriptor is in it reads the block
+// and answers the sender, and it is done when the answer went.
+func (p *singleRecv) Test() (bool, error) {
+	if p.done {
+		return true, p.err
+	}
+	p.t.progress()
+	if err := p.post(); err != nil {
+		return true, p.end(err)
+	}
+	if p.dreq == nil || !p.dreq.Done() {
+		return false, nil
+	}
+	if p.areq == nil {
+		code, err := p.read()
+		if aerr := p.answer(code); aerr != nil {
+			return true, p.end(errors.Join(err, aerr))
+		}
+		p.err = err
+	}
+	if !p.areq.Done() {
+		return false, nil
+	}
+	if err := p.areq.Err(); err != nil && p.err == nil {
+		p.err = fmt.Errorf("ucxtransport: %s: answer: %w", p.what, err)
+	}
+	return true, p.end(p.err)
+}
+
+// read copies the block that the descriptor describes into b.
+func (p *singleRecv) read() (int, error) {
+	if err := p.dreq.Err(); err != nil {
+		if ucx.IsStatus(err, ucx.StatusTruncated) {
+			return cma.AnswerFailed, fmt.Errorf("ucxtransport: %s: a message larger than a descriptor came (the sender sent the block itself: do both sides agree on %s?): %w", p.what, cma.Env, err)
+		}
+		return cma.AnswerFailed, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+	}
+	n, _ := p.dreq.Info()
+	d, err := cma.Decode(bytesWords(p.desc[:n]))
+	if n%8 != 0 {
+		err = fmt.Errorf("a descriptor of %d bytes, not whole words", n)
+	}
+	if err == nil {
+		err = cma.Read(d, p.b)
+	}
+	switch {
+	case err == nil:
+		p.t.reads++
+		return cma.AnswerRead, nil
+	case errors.Is(err, cma.ErrRefused):
+		return cma.AnswerRefused, fmt.Errorf("ucxtransport: %s: %w (unset %s on both sides to move blocks through UCX)", p.what, err, cma.Env)
+	default:
+		return cma.AnswerFailed, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+	}
+}
+
+// answer sends code to the sender.
+func (p *singleRecv) answer(code int) error {
+	ep, err := p.t.endpoint(p.key.from)
+	if err != nil {
+		return err
+	}
+	p.ans = binary.LittleEndian.AppendUint64(p.ans[:0], uint64(code))
+	if p.areq, err = ep.SendTag(p.ans, answerTag(p.t.rank, p.key.tag)); err != nil {
+		return fmt.Errorf("ucxtransport: %s: answer: %w", p.what, err)
+	}
+	return nil
+}
+
+func (p *singleRecv) end(err error) error {
+	p.done, p.err = true, err
+	p.b = transport.Block{}
+	if p.t.recvTail[p.key] == tailRecv(p) {
+		delete(p.t.recvTail, p.key)
+	}
+	return err
+}
+
+// Cancel abandons the receive: nothing is written into the block after it
+// returns. A descriptor that already came is answered as declined, so that
+// the sender is not left waiting.
+func (p *singleRecv) Cancel() error {
+	if p.done {
+		return nil
+	}
+	var err error
+	switch {
+	case p.dreq == nil: // never posted
+	case p.areq == nil:
+		if err = p.dreq.Cancel(cancelTimeout); err == nil && p.dreq.Err() == nil {
+			// It matched before the cancel took effect: decline it.
+			if err = p.answer(cma.AnswerDeclined); err == nil {
+				err = p.areq.Wait(cancelTimeout)
+			}
+		}
+	default:
+		err = p.areq.Wait(cancelTimeout)
+	}
+	p.end(ErrCanceled)
+	if err != nil {
+		return fmt.Errorf("ucxtransport: cancel %s: %w", p.what, err)
+	}
+	return nil
+}
+
+// wordBytes and bytesWords convert a descriptor's words to a message and
+// back (little endian).
+func wordBytes(w []int64) []byte {
+	b := make([]byte, 0, 8*len(w))
+	for _, x := range w {
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
+	}
+	return b
+}
+
+func bytesWords(b []byte) []int64 {
+	w := make([]int64, len(b)/8)
+	for i := range w {
+		w[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return w
+}
