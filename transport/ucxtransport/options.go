@@ -43,7 +43,9 @@ type Options struct {
 	// shared memory a block otherwise takes two copies (UCX's cross-memory
 	// put into staging, then the unpack into its rows). Join turns it on
 	// when UCX is left to the environment, cma.Env turns it on, and UCX_TLS
-	// is not tcp alone (tcp stands for ranks on different nodes).
+	// is not tcp alone (tcp stands for ranks on different nodes). It is off
+	// unless asked for, as over MPI: from memory of 4 KiB pages not from
+	// cma.Alloc, the kernel's read is slower than the two copies.
 	SingleCopy bool
 }
 

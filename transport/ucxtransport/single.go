@@ -72,7 +72,7 @@ func (p *singleSend) outcome() error {
 	case cma.AnswerRead, cma.AnswerDeclined:
 		return nil
 	case cma.AnswerRefused:
-		return fmt.Errorf("ucxtransport: %s: the kernel let the receiver map this process's memory but not read it (unset %s to move blocks through UCX)", p.what, cma.Env)
+		return fmt.Errorf("ucxtransport: %s: the kernel refused the receiver's read of this process's memory (unset %s to move blocks through UCX)", p.what, cma.Env)
 	case cma.AnswerFailed:
 		return fmt.Errorf("ucxtransport: %s: the receiver could not read the block (see its error)", p.what)
 	default:
