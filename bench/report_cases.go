@@ -180,7 +180,7 @@ func writeUCX(w io.Writer, r *Results) {
 		p("the block, and the reader maps the writer's array and copies the block straight into its rows (rows of")
 		p("2 KiB in its slab), then answers (`ucxtransport.Options.SingleCopy`): one copy, where UCX's own path")
 		p("took two (its cross-memory put of 4 MiB messages into a buffer, then the unpack into the rows; UCX sm /")
-		p("MPI read 0.96 / 0.70 / 0.89 at 64 MiB / 256 MiB / 1 GiB in the last report with it). Over tcp, which")
+		p("MPI read 0.96 / 0.70 / 0.89 at 64 MiB / 256 MiB / 1 GiB with it in the report of 2026-11-28). Over tcp, which")
 		p("stands for ranks on different nodes, single-copy reads are off: the block arrives in messages of 4")
 		p("MiB, which UCX, whose rendezvous there arrives as active messages copied out of its receive buffers")
 		p("anyway, copies straight into the rows (its iov datatype).")

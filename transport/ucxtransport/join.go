@@ -22,10 +22,11 @@ func init() {
 }
 
 // Join opens UCX, publishes this rank's record (its worker address, node
-// and whether it takes single-copy reads) in the KVS (package rendezvous) and waits for every component to register. It is collective
-// over o.Comm: every rank of the component returns an error if any of them
-// fails. Under launch mode mpmd the components could share a world, but the
-// addresses still meet in the KVS, so one path serves both launch modes.
+// and whether it takes single-copy reads) in the KVS (package rendezvous)
+// and waits for every component to register. It is collective over o.Comm:
+// every rank of the component returns an error if any of them fails. Under
+// launch mode mpmd the components could share a world, but the addresses
+// still meet in the KVS, so one path serves both launch modes.
 func Join(ctx context.Context, o Options) (*Transport, error) {
 	if err := o.check(); err != nil {
 		return nil, err
