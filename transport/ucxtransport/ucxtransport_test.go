@@ -201,14 +201,14 @@ func TestBlockOver4GiB(t *testing.T) {
 // TestSingleCopy runs the two components as separate mpiruns with
 // single-copy reads turned on (cma.Env): over shared memory every block of
 // at least cma.MinBlock bytes between them comes by a read of the sender's
-// memory (four such blocks from every peer of the other component), checked
+// memory (five such blocks from every peer of the other component), checked
 // byte for byte as over UCX, and a mismatched or canceled one fails as it
 // should. Where one side leaves them off, or UCX_TLS is tcp alone, none
 // does.
 func TestSingleCopy(t *testing.T) {
 	prog := mpitest.Build(t, "./testprog")
 	url, _ := startKVS(t)
-	const perPeer = 4 // "3-D strided, chunked", "1-D contiguous, chunked", twice "rows across chunks"
+	const perPeer = 5 // "3-D strided, chunked", "1-D contiguous, chunked", twice "rows across chunks", the large mixed block
 	for _, c := range []struct {
 		name string
 		tls  string
@@ -224,7 +224,10 @@ func TestSingleCopy(t *testing.T) {
 			var wg sync.WaitGroup
 			results := make([]mpitest.Result, len(pair))
 			for i := range pair {
-				a := app(prog, url, ns, c.tls, i, "-single-reads", fmt.Sprint(c.want[i]))
+				// Chunks of 16 KiB: a strided block under cma.MinBlock is
+				// still posting its chunks when the next receive of its tag,
+				// read by single copy, starts.
+				a := app(prog, url, ns, c.tls, i, "-single-reads", fmt.Sprint(c.want[i]), "-chunk", "16384")
 				if c.on[i] {
 					a.Env = append(a.Env, cma.Env+"=1")
 				}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/ucxtransport"
 )
 
@@ -179,4 +181,94 @@ func copies(c blockCase) int {
 		return 2
 	}
 	return 1
+}
+
+// mixedBlocks are the blocks every rank sends every rank of the other
+// components in turn with one tag, as (rows, row length, stride) of bytes:
+// a strided block under cma.MinBlock, which with small chunks is still
+// posting its chunks after the next receive starts, a contiguous one of
+// at least cma.MinBlock (read by single copy when that is on), and a
+// strided one again. Their messages are told apart only by order, whichever
+// way each block moves.
+var mixedShapes = [][3]int64{{2, 60000, 60100}, {1, cma.MinBlock + 8, cma.MinBlock + 8}, {3, 1000, 1010}}
+
+const tagMixed = 150
+
+// mixedBlock is block i of mixedShapes in a fresh buffer.
+func mixedBlock(i int) transport.Block {
+	m := mixedShapes[i]
+	return transport.Block{Buf: make([]byte, m[0]*m[2]), ElemSize: 1, Shape: []int64{m[0], m[2]}, Start: []int64{0, 0}, Count: []int64{m[0], m[1]}}
+}
+
+// mixedBlocks sends and receives the mixedShapes blocks and checks every
+// byte of each: the rows of the sender's pattern, the gaps left zero.
+func mixedBlocks(t *ucxtransport.Transport) {
+	me := t.Rank()
+	var peers []int
+	for c, ranks := range t.Components() {
+		if c != *comp {
+			peers = append(peers, ranks...)
+		}
+	}
+	type recv struct {
+		p      transport.Pending
+		b      transport.Block
+		src, i int
+		done   bool
+	}
+	var recvs []*recv
+	for _, src := range peers {
+		for i := range mixedShapes {
+			r := &recv{b: mixedBlock(i), src: src, i: i}
+			var err error
+			if r.p, err = t.RecvBlock(src, tagMixed, r.b); err != nil {
+				mpitest.Fatal(rank, "receive mixed block %d from %d: %v", i, src, err)
+			}
+			recvs = append(recvs, r)
+		}
+	}
+	var sends []transport.Pending
+	for _, dst := range peers {
+		for i := range mixedShapes {
+			b := mixedBlock(i)
+			fillRows(b, payload(me, dst, i, len(b.Buf)))
+			p, err := t.SendBlock(dst, tagMixed, b)
+			if err != nil {
+				mpitest.Fatal(rank, "send mixed block %d to %d: %v", i, dst, err)
+			}
+			sends = append(sends, p)
+		}
+	}
+	poll("mixed blocks", func() (bool, error) {
+		all := true
+		for _, r := range recvs {
+			if r.done {
+				continue
+			}
+			done, err := r.p.Test()
+			if err != nil {
+				return false, fmt.Errorf("mixed block %d from %d: %w", r.i, r.src, err)
+			}
+			if done {
+				r.done = true
+				want := mixedBlock(r.i)
+				fillRows(want, payload(r.src, me, r.i, len(want.Buf)))
+				if !bytes.Equal(r.b.Buf, want.Buf) {
+					return false, fmt.Errorf("mixed block %d (%d bytes) from %d: wrong bytes", r.i, r.b.Bytes(), r.src)
+				}
+			}
+			all = all && done
+		}
+		sent, err := testAll(sends)
+		return all && sent, err
+	})
+}
+
+// fillRows copies pattern into the rows of b's 2-D sub-block, leaving the
+// rest of b.Buf as it is.
+func fillRows(b transport.Block, pattern []byte) {
+	for r := range b.Count[0] {
+		off := r * b.Shape[1]
+		copy(b.Buf[off:off+b.Count[1]], pattern[off:])
+	}
 }

@@ -29,7 +29,7 @@ var (
 	timeout = flag.Duration("timeout", 20*time.Second, "join timeout")
 	chunk   = flag.Int64("chunk", 64<<10, "ChunkBytes")
 	missing = flag.String("expect-missing", "", "expect Join to time out naming this component")
-	reads   = flag.Int("single-reads", -1, "blocks this rank must receive by single-copy reads in the blocks phase (-1: no check); above 0 the errors phase adds single-copy cases")
+	reads   = flag.Int("single-reads", -1, "blocks this rank must receive by single-copy reads in the blocks phases (-1: no check); above 0 the errors phase adds single-copy cases")
 )
 
 // phaseTimeout bounds every exchange phase (longer with -big).
@@ -83,6 +83,7 @@ func run() {
 	}
 	phase(t, "control messages", controlMessages)
 	phase(t, "blocks", blocks)
+	phase(t, "mixed blocks", mixedBlocks)
 	if n := t.SingleCopyReads(); *reads >= 0 && n != int64(*reads) {
 		mpitest.Fatal(rank, "%d blocks came by single-copy reads, want %d", n, *reads)
 	}
