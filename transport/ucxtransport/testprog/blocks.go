@@ -105,20 +105,13 @@ func (c blockCase) check(b transport.Block, src, k int) error {
 // itself, receives theirs, and checks the receivers' arrays.
 func blocks(t *ucxtransport.Transport) {
 	me := t.Rank()
-	var peers []int
-	for c, ranks := range t.Components() {
-		if c != *comp {
-			peers = append(peers, ranks...)
-		}
-	}
-	peers = append(peers, me)
+	peers := append(otherRanks(t), me)
 	type recv struct {
-		p    transport.Pending
-		b    transport.Block
-		src  int
-		k    int
-		ck   int // the contents' key: k, or k+len(blockCases) for the second of twice
-		done bool
+		p   transport.Pending
+		b   transport.Block
+		src int
+		k   int
+		ck  int // the contents' key: k, or k+len(blockCases) for the second of twice
 	}
 	var recvs []*recv
 	post := func(early bool) {
@@ -152,23 +145,49 @@ func blocks(t *ucxtransport.Transport) {
 		}
 	}
 	post(false)
-	poll("blocks", func() (bool, error) {
+	ps := make([]transport.Pending, len(recvs))
+	for i, r := range recvs {
+		ps[i] = r.p
+	}
+	awaitBlocks("blocks", ps, sends, func(i int, err error) error {
+		r := recvs[i]
+		if err != nil {
+			return fmt.Errorf("receive %s from %d: %w", blockCases[r.k].name, r.src, err)
+		}
+		return blockCases[r.k].check(r.b, r.src, r.ck)
+	})
+}
+
+// otherRanks lists the ranks of the components other than this one.
+func otherRanks(t *ucxtransport.Transport) []int {
+	var peers []int
+	for c, ranks := range t.Components() {
+		if c != *comp {
+			peers = append(peers, ranks...)
+		}
+	}
+	return peers
+}
+
+// awaitBlocks tests recvs and sends until all are done, failing the phase
+// what with the first error; landed is told of each receive once it is
+// done (with its error) and returns what is wrong with it.
+func awaitBlocks(what string, recvs, sends []transport.Pending, landed func(i int, err error) error) {
+	done := make([]bool, len(recvs))
+	poll(what, func() (bool, error) {
 		all := true
-		for _, r := range recvs {
-			if r.done {
+		for i, p := range recvs {
+			if done[i] {
 				continue
 			}
-			done, err := r.p.Test()
-			if err != nil {
-				return false, fmt.Errorf("receive %s from %d: %w", blockCases[r.k].name, r.src, err)
-			}
-			if done {
-				r.done = true
-				if err := blockCases[r.k].check(r.b, r.src, r.ck); err != nil {
+			ok, err := p.Test()
+			if ok || err != nil {
+				done[i] = true
+				if err := landed(i, err); err != nil {
 					return false, err
 				}
 			}
-			all = all && done
+			all = all && done[i]
 		}
 		sent, err := testAll(sends)
 		return all && sent, err
@@ -204,27 +223,21 @@ func mixedBlock(i int) transport.Block {
 // byte of each: the rows of the sender's pattern, the gaps left zero.
 func mixedBlocks(t *ucxtransport.Transport) {
 	me := t.Rank()
-	var peers []int
-	for c, ranks := range t.Components() {
-		if c != *comp {
-			peers = append(peers, ranks...)
-		}
-	}
+	peers := otherRanks(t)
 	type recv struct {
-		p      transport.Pending
 		b      transport.Block
 		src, i int
-		done   bool
 	}
-	var recvs []*recv
+	var recvs []recv
+	var ps []transport.Pending
 	for _, src := range peers {
 		for i := range mixedShapes {
-			r := &recv{b: mixedBlock(i), src: src, i: i}
-			var err error
-			if r.p, err = t.RecvBlock(src, tagMixed, r.b); err != nil {
+			r := recv{b: mixedBlock(i), src: src, i: i}
+			p, err := t.RecvBlock(src, tagMixed, r.b)
+			if err != nil {
 				mpitest.Fatal(rank, "receive mixed block %d from %d: %v", i, src, err)
 			}
-			recvs = append(recvs, r)
+			recvs, ps = append(recvs, r), append(ps, p)
 		}
 	}
 	var sends []transport.Pending
@@ -239,28 +252,17 @@ func mixedBlocks(t *ucxtransport.Transport) {
 			sends = append(sends, p)
 		}
 	}
-	poll("mixed blocks", func() (bool, error) {
-		all := true
-		for _, r := range recvs {
-			if r.done {
-				continue
-			}
-			done, err := r.p.Test()
-			if err != nil {
-				return false, fmt.Errorf("mixed block %d from %d: %w", r.i, r.src, err)
-			}
-			if done {
-				r.done = true
-				want := mixedBlock(r.i)
-				fillRows(want, payload(r.src, me, r.i, len(want.Buf)))
-				if !bytes.Equal(r.b.Buf, want.Buf) {
-					return false, fmt.Errorf("mixed block %d (%d bytes) from %d: wrong bytes", r.i, r.b.Bytes(), r.src)
-				}
-			}
-			all = all && done
+	awaitBlocks("mixed blocks", ps, sends, func(k int, err error) error {
+		r := recvs[k]
+		if err != nil {
+			return fmt.Errorf("mixed block %d from %d: %w", r.i, r.src, err)
 		}
-		sent, err := testAll(sends)
-		return all && sent, err
+		want := mixedBlock(r.i)
+		fillRows(want, payload(r.src, me, r.i, len(want.Buf)))
+		if !bytes.Equal(r.b.Buf, want.Buf) {
+			return fmt.Errorf("mixed block %d (%d bytes) from %d: wrong bytes", r.i, r.b.Bytes(), r.src)
+		}
+		return nil
 	})
 }
 
