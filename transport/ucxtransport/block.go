@@ -109,6 +109,14 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 // so that UCX matches every message to its block.
 type tailRecv interface{ posted() bool }
 
+// untail drops r as the receive that later ones of key wait for, once it
+// has posted everything or ended.
+func (t *Transport) untail(key recvKey, r tailRecv) {
+	if t.recvTail[key] == r {
+		delete(t.recvTail, key)
+	}
+}
+
 // blockBytes returns the block's bytes as one slice: b.Buf's own span when
 // contiguous (packed false), else a packed copy in a staging buffer.
 func (t *Transport) blockBytes(b transport.Block) (data []byte, packed bool, err error) {
@@ -250,8 +258,8 @@ func (p *blockRecv) post() error {
 		p.slots = append(p.slots, s)
 		p.next++
 	}
-	if p.posted() && p.t.recvTail[p.key] == tailRecv(p) {
-		delete(p.t.recvTail, p.key)
+	if p.posted() {
+		p.t.untail(p.key, p)
 	}
 	return nil
 }
@@ -374,9 +382,7 @@ func (p *blockRecv) abort() error {
 	}
 	p.slots = nil
 	p.next = len(p.chunks)
-	if p.t.recvTail[p.key] == tailRecv(p) {
-		delete(p.t.recvTail, p.key)
-	}
+	p.t.untail(p.key, p)
 	return errors.Join(errs...)
 }
 

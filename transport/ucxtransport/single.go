@@ -117,9 +117,7 @@ func (p *singleRecv) post() error {
 	if p.dreq, err = p.t.w.RecvTag(p.desc, p.utag, exactMatch); err != nil {
 		return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 	}
-	if p.t.recvTail[p.key] == tailRecv(p) {
-		delete(p.t.recvTail, p.key)
-	}
+	p.t.untail(p.key, p)
 	return nil
 }
 
@@ -161,9 +159,12 @@ func (p *singleRecv) read() (int, error) {
 		return cma.AnswerFailed, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 	}
 	n, _ := p.dreq.Info()
-	d, err := cma.Decode(bytesWords(p.desc[:n]))
+	var d cma.Desc
+	var err error
 	if n%8 != 0 {
 		err = fmt.Errorf("a descriptor of %d bytes, not whole words", n)
+	} else {
+		d, err = cma.Decode(bytesWords(p.desc[:n]))
 	}
 	if err == nil {
 		err = cma.Read(d, p.b)
@@ -195,9 +196,7 @@ func (p *singleRecv) answer(code int) error {
 func (p *singleRecv) end(err error) error {
 	p.done, p.err = true, err
 	p.b = transport.Block{}
-	if p.t.recvTail[p.key] == tailRecv(p) {
-		delete(p.t.recvTail, p.key)
-	}
+	p.t.untail(p.key, p)
 	return err
 }
 
