@@ -138,12 +138,7 @@ func errorCases(t *ucxtransport.Transport) {
 		if err != nil {
 			mpitest.Fatal(rank, "receive mismatched block: %v", err)
 		}
-		var rerr error
-		poll("receive mismatched block", func() (bool, error) {
-			done, err := p.Test()
-			rerr = err
-			return done, nil
-		})
+		rerr := outcome("receive mismatched block", p)
 		if rerr == nil || !strings.Contains(rerr.Error(), "differ in size") {
 			mpitest.Fatal(rank, "block of 10 elements received as 12: error %v, want a size mismatch", rerr)
 		}
@@ -184,12 +179,7 @@ func singleErrors(t *ucxtransport.Transport, sender, receiver int, vec func(int6
 	if err != nil {
 		mpitest.Fatal(rank, "start the mismatched single-copy block: %v", err)
 	}
-	var perr error
-	poll("mismatched single-copy block", func() (bool, error) {
-		done, err := p.Test()
-		perr = err
-		return done, nil
-	})
+	perr := outcome("mismatched single-copy block", p)
 	want := map[int]string{sender: "could not read the block", receiver: "differ in size"}[t.Rank()]
 	if perr == nil || !strings.Contains(perr.Error(), want) {
 		mpitest.Fatal(rank, "single-copy block of %d elements read as %d: error %v, want one saying %q", n, n+1, perr, want)
@@ -206,4 +196,16 @@ func singleErrors(t *ucxtransport.Transport, sender, receiver int, vec func(int6
 			mpitest.Fatal(rank, "canceled single-copy receive: done %v, err %v", done, err)
 		}
 	}
+}
+
+// outcome tests p until it is done and returns its error, failing the
+// phase if it is not done within the phase's time.
+func outcome(what string, p transport.Pending) error {
+	var perr error
+	poll(what, func() (bool, error) {
+		done, err := p.Test()
+		perr = err
+		return done, nil
+	})
+	return perr
 }
