@@ -37,7 +37,7 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 	if n == 0 {
 		return nil
 	}
-	local := window(dst, 0, off, n) // offsets in dst.Buf
+	src := d.block()
 	if d.Region != 0 {
 		if mem, done, err := attach(d); err == nil {
 			defer done()
@@ -46,57 +46,43 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 			// Large ranges are far beyond the caches: stream them past.
 			cp, fence := transport.RowCopier(n)
 			defer fence()
-			remote := window(d.block(), d.Off, off, n)
-			pairs(local, remote, func(l, r, n int64) error {
+			mem = mem[d.Off:]
+			pairs(dst, src, off, n, func(l, r, n int64) error {
 				cp(dst.Buf[l:l+n], mem[r:r+n])
 				return nil
 			})
 			return nil
 		}
 	}
-	remote := window(d.block(), int64(d.Addr), off, n) // addresses in the owner
 	b := batcher{pid: d.Pid, buf: dst.Buf}
-	if err := pairs(local, remote, b.add); err != nil {
+	if err := pairs(dst, src, off, n, func(l, r, n int64) error {
+		return b.add(l, int64(d.Addr)+r, n) // r as an address in the owner
+	}); err != nil {
 		return err
 	}
 	return b.flush()
 }
 
-// pairs walks two run lists of the same total length in step and calls
-// piece with each overlap of a local and a remote run, in order.
-func pairs(local, remote []run, piece func(l, r, n int64) error) error {
-	li, ri := 0, 0
-	var lo, ro int64 // bytes consumed of local[li], remote[ri]
-	for li < len(local) {
-		n := min(local[li].n-lo, remote[ri].n-ro)
-		if err := piece(local[li].addr+lo, remote[ri].addr+ro, n); err != nil {
+// pairs walks bytes [off, off+n) of the packed streams of two blocks of
+// the same size in step and calls piece with each overlap of a local and
+// a remote run, by their offsets in their buffers, in order. It allocates
+// nothing per run: a reader's block of many short rows (tens of thousands
+// per read in couplet bench's case 1) made run lists cost more than their
+// copies, mostly in page faults on the freshly grown lists.
+func pairs(local, remote transport.Block, off, n int64, piece func(l, r, n int64) error) error {
+	lc, rc := transport.NewRunCursor(local, off), transport.NewRunCursor(remote, off)
+	for n > 0 {
+		l, ln := lc.Run()
+		r, rn := rc.Run()
+		k := min(ln, rn, n)
+		if err := piece(l, r, k); err != nil {
 			return err
 		}
-		lo += n
-		ro += n
-		if lo == local[li].n {
-			li, lo = li+1, 0
-		}
-		if ro == remote[ri].n && ri+1 < len(remote) {
-			ri, ro = ri+1, 0
-		}
+		lc.Skip(k)
+		rc.Skip(k)
+		n -= k
 	}
 	return nil
-}
-
-// window returns the runs of b's sub-block that hold its stream bytes
-// [off, off+n), each at base plus its offset in b.Buf.
-func window(b transport.Block, base, off, n int64) []run {
-	var rs []run
-	var pos int64 // stream position of the run's start
-	transport.EachRun(b, func(o, k int64) {
-		lo, hi := max(pos, off), min(pos+k, off+n)
-		if lo < hi {
-			rs = append(rs, run{base + o + lo - pos, hi - lo})
-		}
-		pos += k
-	})
-	return rs
 }
 
 // run is a contiguous range of memory.
