@@ -10,7 +10,7 @@
 // missing, never estimated.
 //
 // Case 1 (array coupling) runs the helper program bench/progs/exchange under
-// one MPMD mpirun; case 2 (matching scaling) runs the matcher package in
+// MPMD mpiruns (the in-memory ways in one, the real files in the next); case 2 (matching scaling) runs the matcher package in
 // process; case 3 (replay on vs off) runs bench/progs/cycles under one MPMD
 // mpirun with both modes interleaved; cases 4 and 5 (file staging, locator
 // levels) start dyad agents in process; case 6 runs the exchange helper's

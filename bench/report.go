@@ -148,13 +148,17 @@ func writeMachine(w io.Writer, r *Results) {
 
 func writeExchange(w io.Writer, r *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("One MPMD launch, `mpirun -np %d exchange : -np %d exchange` (`bench/progs/exchange`), moves a 3-D", Writers, Readers)
+	p("An MPMD launch, `mpirun -np %d exchange : -np %d exchange` (`bench/progs/exchange`), moves a 3-D", Writers, Readers)
 	p("float64 array T[z][512][512] from writers holding 2x2 blocks over (y,x) to readers holding")
 	p("slabs along z, so every reader box spans all four writers. In the same run, in interleaved")
-	p("rounds, the same bytes move each way listed below, the ways taking turns in an order shuffled afresh")
+	p("rounds, the same bytes move each way listed below but the files, the ways taking turns in an order shuffled afresh")
 	p("for every round, so that none always follows the same one (in a fixed order raw MPI always followed")
 	p("the PnetCDF file round, and couplet / raw MPI at 64 MiB read 0.92 against 0.91 shuffled, medians")
-	p("of seven interleaved launches each); each round is timed between world barriers after")
+	p("of seven interleaved launches each). The PnetCDF files run in a launch of their own right after,")
+	p("so that each launch of the table is such a pair: a file round writes, reads and frees as much page")
+	p("cache as the array, and the copies of the round after it ran slower on this VM (in three pairs of")
+	p("launches at 256 MiB, raw MPI took 37-40 ms a round with the file rounds among its turns against 29-38")
+	p("without, the single-copy rounds 40-57 ms against 26-37). Each round is timed between world barriers after")
 	p("an untimed warm-up round, and the readers check every value of every round. Sizes below the")
 	p("largest run as many more rounds as move the bytes of its rounds (\"launches x reps\" gives the")
 	p("count): a round at 64 MiB takes about 15 ms, and couplet / raw MPI at 256 MiB took medians of")

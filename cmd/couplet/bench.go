@@ -23,7 +23,8 @@ spread across launches, and the Targets table reads from those. The
 machine's memcpy bandwidth is the ceiling.
 
   case 1  array coupling: couplet vs raw MPI vs real PnetCDF files,
-          3-D float64, 4 writers -> 2 readers (one MPMD mpirun per launch)
+          3-D float64, 4 writers -> 2 readers (two MPMD mpiruns per launch:
+          the in-memory ways, then the real files)
   case 2  matching scaling: 10^3..10^6 boxes, 1..8 matchers (in process)
   case 3  replay on vs off over cycles (one MPMD mpirun, both modes interleaved)
   case 4  file staging: dyad rpc DTL vs raw loopback TCP vs cp (fresh
