@@ -202,9 +202,9 @@ func Run(o Options) (*Results, error) {
 				if err != nil {
 					return nil, err
 				}
-				o.progress("        MPI %s | couplet %s | replay on %s | files %s GB/s | couplet/MPI %.2f, replay on/MPI %.2f, couplet/files %.2f",
-					p.GBps[ModeMPI].Format("%.2f"), p.GBps[ModeCoupled].Format("%.2f"), p.GBps[ModeReplay].Format("%.2f"), p.GBps[ModeFile].Format("%.2f"),
-					p.CoupledVsMPI, p.ReplayVsMPI, p.CoupledVsFile)
+				o.progress("        MPI %s | couplet %s | replay on %s | single copy %s | files %s GB/s | couplet/MPI %.2f, replay on/MPI %.2f, single copy/MPI %.2f, couplet/files %.2f",
+					p.GBps[ModeMPI].Format("%.2f"), p.GBps[ModeCoupled].Format("%.2f"), p.GBps[ModeReplay].Format("%.2f"), p.GBps[ModeSingle].Format("%.2f"),
+					p.GBps[ModeFile].Format("%.2f"), p.CoupledVsMPI, p.ReplayVsMPI, p.SingleVsMPI, p.CoupledVsFile)
 				byMiB[mib] = append(byMiB[mib], p)
 			}
 		}
