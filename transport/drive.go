@@ -13,8 +13,11 @@ type Driver interface {
 	// messages may pass long budgets; watch < 0 watches nothing. ps holds
 	// operations this transport started; completed ones may appear again.
 	// An operation that fails counts as complete, and Drive returns the
-	// first such error. Drive does not yield the CPU: the caller decides
-	// how to wait between calls.
+	// first such error. How Drive waits within its budget is the
+	// transport's: mpitransport polls MPI in C and sleeps while only
+	// single-copy reads are outstanding; ucxtransport polls, yielding the
+	// CPU, while block bytes move and otherwise sleeps on its worker's
+	// event fd. The caller decides how to wait between calls.
 	Drive(ps []Pending, budget time.Duration, watch int) (done bool, err error)
 }
 
