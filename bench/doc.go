@@ -10,9 +10,10 @@
 // missing, never estimated.
 //
 // Case 1 (array coupling) runs the helper program bench/progs/exchange under
-// MPMD mpiruns (the in-memory ways in one, the real files in the next); case 2 (matching scaling) runs the matcher package in
-// process; case 3 (replay on vs off) runs bench/progs/cycles under one MPMD
-// mpirun with both modes interleaved; cases 4 and 5 (file staging, locator
+// MPMD mpiruns (the in-memory ways in one, the real files in the next);
+// case 2 (matching scaling) runs the matcher package in process; case 3
+// (replay on vs off) runs bench/progs/cycles under one MPMD mpirun with
+// both modes interleaved; cases 4 and 5 (file staging, locator
 // levels) start dyad agents in process; case 6 runs the exchange helper's
 // coupled mode as two separate mpiruns over UCX against one MPMD mpirun over
 // MPI (6a), and stages over the ucx DTL against rpc (6b).
