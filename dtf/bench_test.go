@@ -9,10 +9,11 @@ import (
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 )
 
-// BenchmarkExchange runs the case-1 helper of bench/ once per b.N iteration:
-// a 3-D float64 array moves from 4 writers (2x2 blocks) to 2 readers (z
-// slabs) by raw MPI, through couplet (pnetcdf + dtf.Transfer) and through
-// real PnetCDF files, side by side in one MPMD run, 5 timed rounds each.
+// BenchmarkExchange runs the case-1 point of bench/ once per b.N iteration
+// (bench.RunExchange): a 3-D float64 array moves from 4 writers (2x2
+// blocks) to 2 readers (z slabs) by raw MPI and through couplet (pnetcdf +
+// dtf.Transfer) side by side in one MPMD run, and through real PnetCDF
+// files in the next, 5 timed rounds each.
 // ns/op and MB/s are couplet's median exchange; the other metrics are the
 // baselines' throughput and the ratios the array-coupling issue targets
 // (coupled/MPI >= 0.8, coupled/files >= 2). -short runs only 64 MiB.
@@ -25,19 +26,15 @@ func BenchmarkExchange(b *testing.B) {
 			}
 			var p bench.ExchangePoint
 			for b.Loop() {
-				apps, err := bench.ExchangeApps(bin, b.TempDir(), mib, 5, nil, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out := mpitest.Run(b, 10*time.Minute, apps...)
-				if p, err = bench.ParseExchange(out, mib); err != nil {
+				var err error
+				if p, err = bench.RunExchange(bin, mib, 5, nil, 10*time.Minute); err != nil {
 					b.Fatal(err)
 				}
 			}
 			mbps := func(mode string) float64 { return p.GBps[mode].Median * 1e3 }
 			// SetBytes states the bytes per exchange; ns/op and MB/s are
 			// replaced by couplet's measured exchange, since the wall time
-			// of an iteration is a whole mpirun with three systems in it.
+			// of an iteration is two whole mpiruns with every system in them.
 			b.SetBytes(p.Bytes)
 			b.ReportMetric(p.Seconds[bench.ModeCoupled].Median*1e9, "ns/op")
 			b.ReportMetric(mbps(bench.ModeCoupled), "MB/s")
