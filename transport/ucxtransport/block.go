@@ -36,6 +36,13 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 	} else if single {
 		return t.sendSingle(ep, to, tag, b, what)
 	}
+	return t.sendBytes(ep, b, ucxTag(true, t.rank, tag), what)
+}
+
+// sendBytes sends b's bytes over ep with utag: in place when they are
+// contiguous in b.Buf, else packed into a new buffer, as one or more UCX
+// messages of at most ChunkBytes.
+func (t *Transport) sendBytes(ep *ucx.Endpoint, b transport.Block, utag uint64, what string) (*sendPending, error) {
 	data, packed, err := t.blockBytes(b)
 	if err != nil {
 		return nil, err
@@ -44,7 +51,6 @@ func (t *Transport) SendBlock(to, tag int, b transport.Block) (transport.Pending
 	if packed {
 		p.buf = data
 	}
-	utag := ucxTag(true, t.rank, tag)
 	for _, c := range chunks(int64(len(data)), t.o.ChunkBytes) {
 		r, err := ep.SendTag(data[c[0]:c[1]], utag)
 		if err != nil {
@@ -76,7 +82,7 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	if from == t.rank {
 		return t.self.recv(t, tag, b), nil
 	}
-	key := recvKey{from, tag}
+	key := recvKey{from: from, tag: tag}
 	what := fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag)
 	prev := t.recvTail[key]
 	if prev != nil && prev.posted() {
@@ -90,12 +96,23 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 		p := &singleRecv{t: t, what: what, b: b, key: key, utag: ucxTag(true, from, tag), prev: prev,
 			desc: make([]byte, 8*cma.MaxWords(len(b.Shape)))}
 		t.recvTail[key] = p
+		if before := t.singles[key]; before != nil && !before.settled() {
+			p.before = before
+		}
+		t.singles[key] = p
 		if err := p.post(); err != nil {
 			return nil, p.end(err)
 		}
 		return p, nil
 	}
-	p := &blockRecv{t: t, b: b, key: key, utag: ucxTag(true, from, tag), what: what, prev: prev,
+	return t.recvBytes(b, key, ucxTag(true, from, tag), what, prev)
+}
+
+// recvBytes starts receiving the messages of key, with utag, into b (see
+// RecvBlock), once prev, an earlier receive of key, has posted all of its
+// own.
+func (t *Transport) recvBytes(b transport.Block, key recvKey, utag uint64, what string, prev tailRecv) (*blockRecv, error) {
+	p := &blockRecv{t: t, b: b, key: key, utag: utag, what: what, prev: prev,
 		chunks: chunks(b.Bytes(), t.o.ChunkBytes)}
 	t.recvTail[key] = p
 	if err := p.start(); err != nil {
@@ -140,8 +157,13 @@ func chunks(n, size int64) [][2]int64 {
 	return cs
 }
 
-// recvKey names the blocks whose chunks UCX tells apart only by order.
-type recvKey struct{ from, tag int }
+// recvKey names the blocks whose chunks UCX tells apart only by order:
+// those of one source and tag, and apart from them, those of the source
+// and tag that move through UCX after a refused single-copy read.
+type recvKey struct {
+	from, tag int
+	refused   bool
+}
 
 // pipeDepth is how many chunks of a packed block receive are in flight at
 // once, each in its own staging buffer. A chunk is unpacked right after it

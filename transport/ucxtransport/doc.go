@@ -53,10 +53,15 @@
 // cma.Alloc once, else with process_vm_readv) and answers with a message
 // tagged as an answer (a second kind bit), after which the sender may reuse
 // its buffer. Both sides decide from the same two records, so they agree
-// without asking. A read the kernel refuses fails the block on both sides
-// with an error saying so: unlike MPI's transport, which probes every pair
-// at Join, this one has no collective step over all ranks to agree on a
-// fallback.
+// without asking. When the kernel refuses the read (a peer that is not
+// dumpable, a ptrace policy such as Yama's between separate launches), the
+// receiver answers so and the block follows through UCX after all, with a
+// third kind bit (refusedTag), as MPI's transport falls back to MPI: such
+// blocks of one source and tag move in the order they were sent, so the
+// sender starts each only once the earlier ones settled how they move, and
+// the receiver posts each once the earlier ones did. MPI's transport
+// probes every pair at Join instead; this one has no collective step over
+// all ranks to agree in advance.
 //
 // # Errors
 //

@@ -57,7 +57,7 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 }
 
 // moving reports whether ps holds a block send or receive whose bytes UCX
-// moves itself, in messages that each need the worker progressed on both
+// moves itself (a single-copy one after a refused read too), in messages that each need the worker progressed on both
 // sides. Over tcp they arrive socket buffer by socket buffer, and waking
 // on the event fd for every one costs a context switch each way: in
 // interleaved pairs of launches of case 6a's exchange over tcp, rounds
@@ -66,9 +66,17 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 // and 37-40 ms against 34-37 at 64 MiB (five and four pairs).
 func moving(ps []transport.Pending) bool {
 	for _, p := range ps {
-		switch p.(type) {
+		switch q := p.(type) {
 		case *sendPending, *blockRecv:
 			return true
+		case *singleSend:
+			if q.fb != nil && !q.done {
+				return true
+			}
+		case *singleRecv:
+			if q.fb != nil && !q.done {
+				return true
+			}
 		}
 	}
 	return false

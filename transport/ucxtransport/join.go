@@ -32,7 +32,8 @@ func Join(ctx context.Context, o Options) (*Transport, error) {
 		return nil, err
 	}
 	t := &Transport{o: o, eps: map[int]*ucx.Endpoint{}, peers: map[int]peer{}, node: cma.NodeKey(),
-		inbox: map[int][]*inMsg{}, recvTail: map[recvKey]tailRecv{}}
+		inbox: map[int][]*inMsg{}, recvTail: map[recvKey]tailRecv{},
+		offers: map[recvKey]*singleSend{}, singles: map[recvKey]*singleRecv{}}
 	t.self.init()
 	addr, err := t.open()
 	rec := peer{addr: addr, node: t.node, single: o.SingleCopy}.encode()
@@ -45,7 +46,7 @@ func Join(ctx context.Context, o Options) (*Transport, error) {
 	t.dir, t.rank = dir, dir.Rank()
 	if dir.Size() > maxRanks {
 		t.release()
-		return nil, fmt.Errorf("ucxtransport: %d ranks in all: at most 2^31 fit in a tag", dir.Size())
+		return nil, fmt.Errorf("ucxtransport: %d ranks in all: at most 2^30 fit in a tag", dir.Size())
 	}
 	return t, nil
 }

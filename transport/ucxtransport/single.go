@@ -14,25 +14,40 @@ import (
 // reads (Options.SingleCopy).
 func (t *Transport) SingleCopyReads() int64 { return t.reads }
 
+// SingleCopyRefused is the number of blocks this rank received through UCX
+// because the kernel refused it the single-copy read (a peer that is not
+// dumpable, or a ptrace policy such as Yama's that forbids the access).
+func (t *Transport) SingleCopyRefused() int64 { return t.refused }
+
 // answerBytes is the length of an answer to a descriptor: one word.
 const answerBytes = 8
 
 // singleSend offers a block to a receiver that reads it: its descriptor
 // goes out in place of the block's messages, and the receiver's answer
-// comes back with the answer tag.
+// comes back with the answer tag. When the kernel refused the receiver its
+// read, the block's messages follow through UCX with refusedTag.
 type singleSend struct {
 	t          *Transport
+	ep         *ucx.Endpoint
+	key        recvKey // the receiver and the tag
 	what       string
-	buf        []byte // the block's buffer, kept alive until the receiver answers
+	b          transport.Block // kept until the receiver is done with the buffer
 	desc, ans  []byte
 	dreq, areq *ucx.Request
-	done       bool
-	err        error
+	// before is an earlier offer to the same receiver with the same tag
+	// until it settled how its block moves: blocks that move through UCX
+	// after a refusal go in the order they were offered, as the receiver
+	// posts their receives.
+	before *singleSend
+	fb     *sendPending // the block's messages after a refusal
+	done   bool
+	err    error
 }
 
 // sendSingle starts offering b to rank to over ep.
 func (t *Transport) sendSingle(ep *ucx.Endpoint, to, tag int, b transport.Block, what string) (transport.Pending, error) {
-	p := &singleSend{t: t, what: what, buf: b.Buf, desc: wordBytes(cma.Describe(b).Encode()), ans: make([]byte, answerBytes)}
+	key := recvKey{from: to, tag: tag}
+	p := &singleSend{t: t, ep: ep, key: key, what: what, b: b, desc: wordBytes(cma.Describe(b).Encode()), ans: make([]byte, answerBytes)}
 	var err error
 	if p.areq, err = t.w.RecvTag(p.ans, answerTag(to, tag), exactMatch); err != nil {
 		return nil, fmt.Errorf("ucxtransport: %s: %w", what, err)
@@ -40,47 +55,87 @@ func (t *Transport) sendSingle(ep *ucx.Endpoint, to, tag int, b transport.Block,
 	if p.dreq, err = ep.SendTag(p.desc, ucxTag(true, t.rank, tag)); err != nil {
 		return nil, errors.Join(fmt.Errorf("ucxtransport: %s: %w", what, err), p.areq.Cancel(cancelTimeout))
 	}
+	if prev := t.offers[key]; prev != nil && !prev.settled() {
+		p.before = prev
+	}
+	t.offers[key] = p
 	return p, nil
 }
 
-// Test progresses the worker and reports whether the receiver answered, so
-// that the buffer may be reused.
+// settled reports whether the send knows how its block moves: read by
+// the receiver (or failed), or sent through UCX after a refusal.
+func (p *singleSend) settled() bool { return p.done || p.fb != nil }
+
+// Test progresses the worker and reports whether the receiver answered and,
+// after a refusal, the block's messages went, so that the buffer may be
+// reused.
 func (p *singleSend) Test() (bool, error) {
 	if p.done {
 		return true, p.err
 	}
-	p.t.progress()
-	if !p.dreq.Done() || !p.areq.Done() {
-		return false, nil
+	if p.fb == nil {
+		p.t.progress()
+		if !p.dreq.Done() || !p.areq.Done() {
+			return false, nil
+		}
+		refused, err := p.outcome()
+		if err != nil || !refused {
+			return true, p.finish(err)
+		}
+		if p.before != nil && !p.before.settled() {
+			return false, nil
+		}
+		p.before = nil
+		if p.fb, err = p.t.sendBytes(p.ep, p.b, refusedTag(p.t.rank, p.key.tag), p.what); err != nil {
+			return true, p.finish(err)
+		}
+		p.unlink()
 	}
-	p.done, p.buf = true, nil
-	p.err = p.outcome()
-	return true, p.err
+	done, err := p.fb.Test()
+	if done {
+		p.finish(err)
+	}
+	return done, err
 }
 
-// outcome reads the receiver's answer.
-func (p *singleSend) outcome() error {
+// outcome reads the receiver's answer: whether the kernel refused it the
+// read, or what went wrong.
+func (p *singleSend) outcome() (refused bool, err error) {
 	for _, r := range []*ucx.Request{p.dreq, p.areq} {
 		if err := r.Err(); err != nil {
-			return fmt.Errorf("ucxtransport: %s: %w", p.what, err)
+			return false, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 		}
 	}
 	if n, _ := p.areq.Info(); n != answerBytes {
-		return fmt.Errorf("ucxtransport: %s: an answer of %d bytes", p.what, n)
+		return false, fmt.Errorf("ucxtransport: %s: an answer of %d bytes", p.what, n)
 	}
 	switch code := binary.LittleEndian.Uint64(p.ans); code {
 	case cma.AnswerRead, cma.AnswerDeclined:
-		return nil
+		return false, nil
 	case cma.AnswerRefused:
-		return fmt.Errorf("ucxtransport: %s: the kernel refused the receiver's read of this process's memory (unset %s to move blocks through UCX)", p.what, cma.Env)
+		return true, nil
 	case cma.AnswerFailed:
-		return fmt.Errorf("ucxtransport: %s: the receiver could not read the block (see its error)", p.what)
+		return false, fmt.Errorf("ucxtransport: %s: the receiver could not read the block (see its error)", p.what)
 	default:
-		return fmt.Errorf("ucxtransport: %s: the receiver answered %d", p.what, code)
+		return false, fmt.Errorf("ucxtransport: %s: the receiver answered %d", p.what, code)
 	}
 }
 
-// Cancel fails while the receiver may still be reading the buffer.
+func (p *singleSend) finish(err error) error {
+	p.done, p.err, p.b = true, err, transport.Block{}
+	p.unlink()
+	return err
+}
+
+// unlink drops the send as the latest offer of its key once it settled.
+func (p *singleSend) unlink() {
+	if p.t.offers[p.key] == p {
+		delete(p.t.offers, p.key)
+	}
+}
+
+// Cancel fails while the receiver may still be reading the buffer, or its
+// messages are in flight after a refusal.
 func (p *singleSend) Cancel() error {
 	if done, _ := p.Test(); done {
 		return nil
@@ -89,6 +144,8 @@ func (p *singleSend) Cancel() error {
 }
 
 // singleRecv receives a block's descriptor, reads the block and answers.
+// When the kernel refuses the read, it answers so and receives the block's
+// messages through UCX (refusedTag) instead.
 type singleRecv struct {
 	t         *Transport
 	what      string
@@ -99,8 +156,14 @@ type singleRecv struct {
 	desc, ans []byte
 	dreq      *ucx.Request // the descriptor's receive, once posted
 	areq      *ucx.Request // the answer's send, once the read is over
-	done      bool
-	err       error
+	code      int          // the answer
+	// before is an earlier single-copy receive of key until it settled how
+	// its block moves: receives after a refusal post in RecvBlock order,
+	// the order in which the sender sends their messages.
+	before *singleRecv
+	fb     *blockRecv // the block's messages after a refusal
+	done   bool
+	err    error
 }
 
 // posted reports whether the descriptor's receive is posted: a later
@@ -122,7 +185,8 @@ func (p *singleRecv) post() error {
 }
 
 // Test progresses the worker; once the descriptor is in it reads the block
-// and answers the sender, and it is done when the answer went.
+// and answers the sender, and it is done when the answer went and, after a
+// refusal, the block came through UCX.
 func (p *singleRecv) Test() (bool, error) {
 	if p.done {
 		return true, p.err
@@ -139,7 +203,23 @@ func (p *singleRecv) Test() (bool, error) {
 		if aerr := p.answer(code); aerr != nil {
 			return true, p.end(errors.Join(err, aerr))
 		}
-		p.err = err
+		p.code, p.err = code, err
+	}
+	if p.code == cma.AnswerRefused && p.fb == nil {
+		if p.before != nil && !p.before.settled() {
+			return false, nil
+		}
+		p.before = nil
+		if err := p.receiveRefused(); err != nil {
+			return true, p.end(err)
+		}
+	}
+	if p.fb != nil {
+		if done, err := p.fb.Test(); !done {
+			return false, nil
+		} else if err != nil && p.err == nil {
+			p.err = err
+		}
 	}
 	if !p.areq.Done() {
 		return false, nil
@@ -148,6 +228,37 @@ func (p *singleRecv) Test() (bool, error) {
 		p.err = fmt.Errorf("ucxtransport: %s: answer: %w", p.what, err)
 	}
 	return true, p.end(p.err)
+}
+
+// settled reports whether the receive knows how its block moves.
+func (p *singleRecv) settled() bool {
+	return p.done || p.fb != nil || (p.areq != nil && p.code != cma.AnswerRefused)
+}
+
+// receiveRefused starts receiving through UCX the block whose read the
+// kernel refused, after the receives of earlier such blocks of the key.
+func (p *singleRecv) receiveRefused() error {
+	key := recvKey{from: p.key.from, tag: p.key.tag, refused: true}
+	prev := p.t.recvTail[key]
+	if prev != nil && prev.posted() {
+		prev = nil
+	}
+	fb, err := p.t.recvBytes(p.b, key, refusedTag(p.key.from, p.key.tag), p.what, prev)
+	if err != nil {
+		return err
+	}
+	p.fb = fb
+	p.t.refused++
+	p.unlink()
+	return nil
+}
+
+// unlink drops the receive as the latest single-copy receive of its key
+// once it settled.
+func (p *singleRecv) unlink() {
+	if p.t.singles[p.key] == p {
+		delete(p.t.singles, p.key)
+	}
 }
 
 // read copies the block that the descriptor describes into b.
@@ -174,7 +285,7 @@ func (p *singleRecv) read() (int, error) {
 		p.t.reads++
 		return cma.AnswerRead, nil
 	case errors.Is(err, cma.ErrRefused):
-		return cma.AnswerRefused, fmt.Errorf("ucxtransport: %s: %w (unset %s on both sides to move blocks through UCX)", p.what, err, cma.Env)
+		return cma.AnswerRefused, nil // the block comes through UCX
 	default:
 		return cma.AnswerFailed, fmt.Errorf("ucxtransport: %s: %w", p.what, err)
 	}
@@ -197,6 +308,7 @@ func (p *singleRecv) end(err error) error {
 	p.done, p.err = true, err
 	p.b = transport.Block{}
 	p.t.untail(p.key, p)
+	p.unlink()
 	return err
 }
 
@@ -209,6 +321,8 @@ func (p *singleRecv) Cancel() error {
 	}
 	var err error
 	switch {
+	case p.fb != nil:
+		err = errors.Join(p.fb.Cancel(), p.areq.Wait(cancelTimeout))
 	case p.dreq == nil: // never posted
 	case p.areq == nil:
 		if err = p.dreq.Cancel(cancelTimeout); err == nil && p.dreq.Err() == nil {

@@ -17,12 +17,18 @@ type Transport struct {
 	dir   *rendezvous.Directory // the layout, and where peers' addresses are
 	rank  int                   // dir.Rank()
 	eps   map[int]*ucx.Endpoint
-	peers map[int]peer     // records looked up so far
-	node  int64            // cma.NodeKey of this process
-	reads int64            // blocks received by single-copy reads
-	inbox map[int][]*inMsg // control messages by tag, in arrival order
-	self  selfBlocks
-	stage stagePool // staging buffers of packed blocks
+	peers map[int]peer // records looked up so far
+	node  int64        // cma.NodeKey of this process
+	reads int64        // blocks received by single-copy reads
+	// refused counts blocks received through UCX after a refused read;
+	// offers and singles are, by receiver or source and tag, the latest
+	// single-copy send and receive until they know how their block moves.
+	refused int64
+	offers  map[recvKey]*singleSend
+	singles map[recvKey]*singleRecv
+	inbox   map[int][]*inMsg // control messages by tag, in arrival order
+	self    selfBlocks
+	stage   stagePool // staging buffers of packed blocks
 	// recvTail is, for each source and tag, the latest block receive that
 	// has not yet posted all of its chunks.
 	recvTail map[recvKey]tailRecv

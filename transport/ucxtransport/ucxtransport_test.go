@@ -209,15 +209,22 @@ func TestSingleCopy(t *testing.T) {
 	prog := mpitest.Build(t, "./testprog")
 	url, _ := startKVS(t)
 	const perPeer = 5 // "3-D strided, chunked", "1-D contiguous, chunked", twice "rows across chunks", the large mixed block
+	all := [2]int{perPeer * pair[1].np, perPeer * pair[0].np}
 	for _, c := range []struct {
-		name string
-		tls  string
-		on   [2]bool
-		want [2]int // reads per rank of each component
+		name    string
+		tls     string
+		on      [2]bool
+		want    [2]int // reads per rank of each component
+		refused [2]int // blocks per rank that came through UCX after a refused read
+		noRead  bool   // ranks without CAP_SYS_PTRACE that are not dumpable after Join
 	}{
-		{"sm", "sm", [2]bool{true, true}, [2]int{perPeer * pair[1].np, perPeer * pair[0].np}},
-		{"sm, one side off", "sm", [2]bool{true, false}, [2]int{0, 0}},
-		{"tcp", "tcp", [2]bool{true, true}, [2]int{0, 0}},
+		{"sm", "sm", [2]bool{true, true}, all, [2]int{}, false},
+		{"sm, one side off", "sm", [2]bool{true, false}, [2]int{}, [2]int{}, false},
+		{"tcp", "tcp", [2]bool{true, true}, [2]int{}, [2]int{}, false},
+		// UCX's own shared memory then works without access to the peer,
+		// as it must where Yama's ptrace_scope forbids it: no cma, and
+		// posix memory opened by name, not through /proc/<pid>/fd.
+		{"sm, reads refused", "posix,self", [2]bool{true, true}, [2]int{}, all, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := fmt.Sprintf("test/%s/%d", t.Name(), time.Now().UnixNano())
@@ -227,9 +234,17 @@ func TestSingleCopy(t *testing.T) {
 				// Chunks of 16 KiB: a strided block under cma.MinBlock is
 				// still posting its chunks when the next receive of its tag,
 				// read by single copy, starts.
-				a := app(prog, url, ns, c.tls, i, "-single-reads", fmt.Sprint(c.want[i]), "-chunk", "16384")
+				a := app(prog, url, ns, c.tls, i, "-single-reads", fmt.Sprint(c.want[i]),
+					"-single-refused", fmt.Sprint(c.refused[i]), "-chunk", "16384")
 				if c.on[i] {
 					a.Env = append(a.Env, cma.Env+"=1")
+				}
+				if c.noRead {
+					// setpriv drops CAP_SYS_PTRACE: the ranks (root) may
+					// read each other only while dumpable.
+					a.Args = append([]string{"--bounding-set=-sys_ptrace", a.Prog, "-undumpable"}, a.Args...)
+					a.Prog = "setpriv"
+					a.Env = append(a.Env, "UCX_POSIX_USE_PROC_LINK=n")
 				}
 				wg.Go(func() { results[i] = mpitest.Launch(jobTimeout, a) })
 			}

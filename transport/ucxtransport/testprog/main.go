@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/kvs"
 	_ "github.com/couplet-hpc/couplet/kvs/etcdkv"
@@ -30,6 +32,8 @@ var (
 	chunk   = flag.Int64("chunk", 64<<10, "ChunkBytes")
 	missing = flag.String("expect-missing", "", "expect Join to time out naming this component")
 	reads   = flag.Int("single-reads", -1, "blocks this rank must receive by single-copy reads in the blocks phases (-1: no check); above 0 the errors phase adds single-copy cases")
+	refused = flag.Int("single-refused", -1, "blocks this rank must receive through UCX after a refused single-copy read in the blocks phases (-1: no check)")
+	undump  = flag.Bool("undumpable", false, "make this process non-dumpable after Join: without CAP_SYS_PTRACE, peers are then refused single-copy reads of its memory")
 )
 
 // phaseTimeout bounds every exchange phase (longer with -big).
@@ -74,6 +78,20 @@ func run() {
 	if *vanish || *afterVanish {
 		hello(t)
 	}
+	if *undump {
+		// Connected first: UCX maps each peer's shared memory through
+		// /proc/<pid>/fd, which a non-dumpable peer refuses too.
+		var all []int
+		for r := range t.Size() {
+			if r != t.Rank() {
+				all = append(all, r)
+			}
+		}
+		greet(t, all)
+		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+			mpitest.Fatal(rank, "prctl: %v", err)
+		}
+	}
 	switch {
 	case *vanish:
 		vanishNow(kv, t)
@@ -86,6 +104,9 @@ func run() {
 	phase(t, "mixed blocks", mixedBlocks)
 	if n := t.SingleCopyReads(); *reads >= 0 && n != int64(*reads) {
 		mpitest.Fatal(rank, "%d blocks came by single-copy reads, want %d", n, *reads)
+	}
+	if n := t.SingleCopyRefused(); *refused >= 0 && n != int64(*refused) {
+		mpitest.Fatal(rank, "%d blocks came through UCX after a refused read, want %d", n, *refused)
 	}
 	phase(t, "errors", errorCases)
 	if *bigBytes > 0 {
