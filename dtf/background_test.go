@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
 )
@@ -69,4 +70,66 @@ func TestBackgroundStaysOutOfMPIIO(t *testing.T) {
 	for !next(tries, "try of the IO lock") {
 	}
 	next(tr.looks, "look for messages") // and polls again
+}
+
+// TestWaitStaysOutOfMPIIO: while another thread is inside MPI-IO, an
+// application call's wait (waitFor) neither looks for messages nor drives
+// its data (done), both of which enter MPI; it tries the lock between
+// sleeps, and once the lock is released it looks, finds the wait over and
+// returns.
+func TestWaitStaysOutOfMPIIO(t *testing.T) {
+	tr := &lookSignal{looks: make(chan bool, 1000)}
+	tries := make(chan bool, 1000)
+	e := &engine{cfg: &config.Config{Timeout: time.Minute}, tr: tr, files: map[string]*File{}, tryIO: func() bool {
+		ok := mpi.TryLockIO()
+		tries <- ok
+		return ok
+	}}
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() { // the thread inside MPI-IO
+		mpi.LockIO()
+		close(held)
+		<-release
+		mpi.UnlockIO()
+	}()
+	<-held
+	dones := make(chan bool, 1000)
+	errc := make(chan error, 1)
+	go func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		errc <- e.waitFor(func() string { return "the test" }, func() (bool, error) {
+			dones <- true
+			return true, nil
+		})
+	}()
+	next := func(ch <-chan bool, what string) bool {
+		select {
+		case ok := <-ch:
+			return ok
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s in 10 s", what)
+			return false
+		}
+	}
+	for range 3 {
+		if next(tries, "try of the IO lock") {
+			t.Fatal("the wait took the IO lock while another thread held it")
+		}
+	}
+	if len(tr.looks) != 0 || len(dones) != 0 {
+		t.Fatalf("the wait entered MPI while the IO lock was held: %d looks, %d calls of done", len(tr.looks), len(dones))
+	}
+	close(release)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not end in 10 s after the IO lock was released")
+	}
+	if len(tr.looks) != 1 || len(dones) != 1 {
+		t.Fatalf("after the release: %d looks and %d calls of done, want 1 and 1", len(tr.looks), len(dones))
+	}
 }

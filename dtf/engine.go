@@ -59,8 +59,8 @@ type engine struct {
 	// the last of them returns rather than waking on a timer meanwhile.
 	waiting atomic.Int32
 	waited  chan struct{}
-	// tryIO is mpi.TryLockIO, which the background goroutine must take
-	// before it enters MPI (a test watches its attempts).
+	// tryIO replaces mpi.TryLockIO in enterIO when set (a test watches
+	// the attempts).
 	tryIO func() bool
 }
 
@@ -270,7 +270,7 @@ func (e *engine) background() {
 		// Nor does it enter MPI while the application is inside MPI-IO (a
 		// libpnetcdf call on a real file, a C or Fortran MPI_File_* call):
 		// Open MPI's OMPIO is not thread safe (mpi.LockIO).
-		if !e.tryIO() {
+		if !e.enterIO() {
 			e.mu.Unlock()
 			continue
 		}
@@ -288,10 +288,18 @@ func (e *engine) background() {
 // startBackground starts the background goroutine.
 func (e *engine) startBackground() {
 	e.stop, e.bgDone, e.waited = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
-	if e.tryIO == nil {
-		e.tryIO = mpi.TryLockIO
-	}
 	go e.background()
+}
+
+// enterIO takes the MPI-IO exclusion (mpi.TryLockIO) before a look into MPI
+// that only progresses it; false means another thread is inside MPI-IO, and
+// the caller must stay out of MPI for now. A true is ended with
+// mpi.UnlockIO.
+func (e *engine) enterIO() bool {
+	if e.tryIO != nil {
+		return e.tryIO()
+	}
+	return mpi.TryLockIO()
 }
 
 // enterWait and leaveWait bracket an application call's waitFor, so that
@@ -310,7 +318,9 @@ func (e *engine) leaveWait() {
 // waitFor runs the progress loop until done reports true, failing after the
 // configured timeout with an error that says what was awaited. Called with
 // e.mu held; it releases the lock between polls so the background goroutine
-// can serve.
+// can serve. Each poll and call of done happens under the MPI-IO exclusion
+// (enterIO): while another thread of the application is inside MPI-IO, the
+// wait sleeps instead of entering MPI.
 //
 // How it waits depends on what is outstanding. While data messages are in
 // flight, Open MPI advances them only inside MPI calls (fragment by fragment),
@@ -329,13 +339,17 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 	sleep := minSleep
 	spins := 0
 	for {
-		n, err := e.pollUpTo(1)
-		if err != nil {
-			return err
-		}
-		ok, err := done()
-		if err != nil || ok {
-			return err
+		n, ok := 0, false
+		entered := e.enterIO()
+		if entered {
+			var err error
+			if n, err = e.pollUpTo(1); err == nil {
+				ok, err = done()
+			}
+			mpi.UnlockIO()
+			if err != nil || ok {
+				return err
+			}
 		}
 		if time.Now().After(deadline) {
 			return nc.Errorf(nc.ETIMEDOUT, "dtf: timeout after %v waiting for %s", e.cfg.Timeout, what())
@@ -348,7 +362,7 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 			continue
 		}
 		e.mu.Unlock()
-		if e.inFlight > 0 {
+		if e.inFlight > 0 && entered {
 			// Progress costs a few microseconds a round and a fragment is
 			// 32 KiB: yield (and let the background goroutine in) only every
 			// few rounds, not each time.

@@ -320,13 +320,14 @@ func (f *File) endEpoch(err error) {
 }
 
 // lock takes the engine for a data call and serves whatever messages wait,
-// at most every callPoll, so progress happens inside couplet calls. The
-// caller unlocks.
+// at most every callPoll and not while another thread is inside MPI-IO
+// (enterIO), so progress happens inside couplet calls. The caller unlocks.
 func (f *File) lock() error {
 	f.e.mu.Lock()
-	if time.Since(f.e.polled) < callPoll {
+	if time.Since(f.e.polled) < callPoll || !f.e.enterIO() {
 		return nil
 	}
+	defer mpi.UnlockIO()
 	_, err := f.e.poll()
 	return err
 }
