@@ -21,6 +21,20 @@ func (p *lookSignal) TryRecv(int) (transport.Message, bool, error) {
 	return transport.Message{}, false, nil
 }
 
+// nextEvent returns the next value on ch, failing the test after 10 s
+// without one: a party that stopped acting fails the test instead of
+// hanging it.
+func nextEvent(t *testing.T, ch <-chan bool, what string) bool {
+	t.Helper()
+	select {
+	case ok := <-ch:
+		return ok
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s in 10 s", what)
+		return false
+	}
+}
+
 // TestBackgroundStaysOutOfMPIIO: while a thread is inside MPI-IO
 // (mpi.LockIO held, as around every libpnetcdf call), the background
 // goroutine tries the lock at each tick and never enters MPI; once it is
@@ -36,17 +50,7 @@ func TestBackgroundStaysOutOfMPIIO(t *testing.T) {
 	}}
 	e.startBackground()
 	defer func() { close(e.stop); <-e.bgDone }()
-	// Each wait is bounded, so that a background that stopped trying fails
-	// the test instead of hanging it.
-	next := func(ch <-chan bool, what string) bool {
-		select {
-		case ok := <-ch:
-			return ok
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %s in 10 s", what)
-			return false
-		}
-	}
+	next := func(ch <-chan bool, what string) bool { return nextEvent(t, ch, what) }
 	next(tr.looks, "look for messages") // the background polls
 
 	mpi.LockIO() // waits out a poll in progress
@@ -103,17 +107,8 @@ func TestWaitStaysOutOfMPIIO(t *testing.T) {
 			return true, nil
 		})
 	}()
-	next := func(ch <-chan bool, what string) bool {
-		select {
-		case ok := <-ch:
-			return ok
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %s in 10 s", what)
-			return false
-		}
-	}
 	for range 3 {
-		if next(tries, "try of the IO lock") {
+		if nextEvent(t, tries, "try of the IO lock") {
 			t.Fatal("the wait took the IO lock while another thread held it")
 		}
 	}
