@@ -16,8 +16,9 @@ type Options struct {
 	// Launches is how many separate launches measure each throughput
 	// point of cases 1, 4 and 6 (at least 3 for reported numbers).
 	Launches int
-	// BigReps, when > 0, replaces Reps for case-1 sizes of BigMiB MiB and
-	// more, to keep the full run within its time budget.
+	// BigReps, when > 0, is the number of rounds of case-1 and case-6a
+	// sizes of BigMiB MiB and more, in place of Reps but at least
+	// minBigRounds (repsFor).
 	BigReps    int
 	BigMiB     int64
 	MatchSides []int64        // case-2 problem sides n (n^3 write and n^3 read boxes)
@@ -73,17 +74,29 @@ func DefaultOptions(quick bool) Options {
 }
 
 // repsFor is the number of timed repetitions of an array exchange (cases 1 and 6a) at
-// mib MiB in a run whose largest size is top: BigReps from BigMiB up, else Reps, and
-// below top as many more as make the point move the bytes of Reps rounds of top. A
-// round at 64 MiB takes about 15 ms, which a few thread wake-ups on a busy 2-core machine
-// move by a tenth: couplet / raw MPI at 256 MiB took medians of 7 rounds from 0.83 to
-// 1.11 within six launches whose medians of 28 rounds read 0.96 to 1.00.
+// mib MiB in a run whose largest size is top: from BigMiB up BigReps if set, else Reps
+// but at least minBigRounds; below that Reps, and below top as many more as make the
+// point move the bytes of Reps rounds of top. A round at 64 MiB takes about 15 ms, which
+// a few thread wake-ups on a busy 2-core machine move by a tenth: couplet / raw MPI at
+// 256 MiB took medians of 7 rounds from 0.83 to 1.11 within six launches whose medians
+// of 28 rounds read 0.96 to 1.00.
 func (o Options) repsFor(mib, top int64) int {
-	if o.BigReps > 0 && o.BigMiB > 0 && mib >= o.BigMiB {
-		return o.BigReps
+	if o.BigMiB > 0 && mib >= o.BigMiB {
+		if o.BigReps > 0 {
+			return o.BigReps
+		}
+		return max(o.Reps, minBigRounds)
 	}
 	return moreRounds(o.Reps, mib, top)
 }
+
+// minBigRounds is the fewest rounds a launch times at BigMiB and more unless BigReps
+// says otherwise. At 1 GiB the rounds of every way fall apart into fast and slow ones
+// (raw MPI 148-298 ms in one launch of 14 rounds on the 2-core VM of
+// docs/PERFORMANCE.md, 110 against 140-180 ms in others), so the median of 7 is the
+// luck of the draw: couplet / raw MPI at 1 GiB read 0.90 and 0.76 in two full runs a
+// day apart whose 64 MiB points agreed within 0.01.
+const minBigRounds = 14
 
 // stageRepsFor is the number of timed repetitions of staging at mib MiB: Reps
 // (StageBigReps from StageBigMiB up), and below smallStageMiB as many more as make the

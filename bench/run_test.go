@@ -23,7 +23,8 @@ func TestStageRepsFor(t *testing.T) {
 }
 
 // TestRepsFor: array sizes below the run's largest run as many more rounds as move the
-// bytes of Reps rounds of the largest; BigReps takes over from BigMiB.
+// bytes of Reps rounds of the largest; from BigMiB up BigReps takes over, else Reps but
+// at least minBigRounds.
 func TestRepsFor(t *testing.T) {
 	o := Options{Reps: 7, BigReps: 3, BigMiB: 1024}
 	for _, c := range []struct {
@@ -38,7 +39,14 @@ func TestRepsFor(t *testing.T) {
 		}
 	}
 	o.BigReps = 0
-	if got := o.repsFor(1024, 1024); got != 7 {
-		t.Errorf("without BigReps: repsFor(1024 MiB) = %d, want 7", got)
+	if got := o.repsFor(1024, 1024); got != minBigRounds {
+		t.Errorf("without BigReps: repsFor(1024 MiB) = %d, want %d", got, minBigRounds)
+	}
+	if got := o.repsFor(256, 1024); got != 7*4 {
+		t.Errorf("without BigReps: repsFor(256 MiB of 1024) = %d, want %d", got, 7*4)
+	}
+	o.Reps = 20
+	if got := o.repsFor(1024, 1024); got != 20 {
+		t.Errorf("with Reps 20: repsFor(1024 MiB) = %d, want 20", got)
 	}
 }

@@ -79,7 +79,7 @@ func init() {
 	f.StringVar(&benchSizes, "sizes", "", "case-1 sizes in MiB, even, >= 4 (default 64,256,1024; quick 64)")
 	f.IntVar(&benchReps, "reps", 5, "timed repetitions per measurement within one launch")
 	f.IntVar(&benchLaunches, "launches", 3, "separate launches per throughput point of cases 1, 4 and 6")
-	f.IntVar(&benchBigReps, "big-reps", 0, "repetitions for case-1 sizes >= --big-mib (0 = same as --reps)")
+	f.IntVar(&benchBigReps, "big-reps", 0, "repetitions for case-1 and case-6a sizes >= --big-mib (0 = --reps, at least 14: rounds there fall into fast and slow ones)")
 	f.Int64Var(&benchBigMiB, "big-mib", 1024, "size from which --big-reps applies")
 	f.StringVar(&benchSides, "match-sides", "", "case-2 problem sides n, n^3 boxes each (default 10,22,46,100; quick 10,22,46)")
 	f.StringVar(&benchMatchers, "matchers", "", "case-2 matcher counts (default 1,2,4,8)")
