@@ -57,13 +57,14 @@ func (t *Transport) Drive(ps []transport.Pending, budget time.Duration, watch in
 }
 
 // moving reports whether ps holds a block send or receive whose bytes UCX
-// moves itself (a single-copy one after a refused read too), in messages that each need the worker progressed on both
-// sides. Over tcp they arrive socket buffer by socket buffer, and waking
-// on the event fd for every one costs a context switch each way: in
-// interleaved pairs of launches of case 6a's exchange over tcp, rounds
-// took 146-169 ms at 256 MiB waiting on the event fd against 140-158
-// polling as Open MPI does (and mpitransport while data is in flight),
-// and 37-40 ms against 34-37 at 64 MiB (five and four pairs).
+// moves itself (a single-copy one too, after a refused read), in messages
+// that each need the worker progressed on both sides. Over tcp they arrive
+// socket buffer by socket buffer, and waking on the event fd for every one
+// costs a context switch each way: in interleaved pairs of launches of
+// case 6a's exchange over tcp, rounds took 146-169 ms at 256 MiB waiting
+// on the event fd against 140-158 polling as Open MPI does (and
+// mpitransport while data is in flight), and 37-40 ms against 34-37 at
+// 64 MiB (five and four pairs).
 func moving(ps []transport.Pending) bool {
 	for _, p := range ps {
 		switch q := p.(type) {

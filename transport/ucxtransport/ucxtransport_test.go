@@ -204,7 +204,8 @@ func TestBlockOver4GiB(t *testing.T) {
 // memory (five such blocks from every peer of the other component), checked
 // byte for byte as over UCX, and a mismatched or canceled one fails as it
 // should. Where one side leaves them off, or UCX_TLS is tcp alone, none
-// does.
+// does; where the kernel refuses the reads (ranks without CAP_SYS_PTRACE
+// that are not dumpable), every such block comes through UCX instead.
 func TestSingleCopy(t *testing.T) {
 	prog := mpitest.Build(t, "./testprog")
 	url, _ := startKVS(t)

@@ -25,10 +25,8 @@ const closeBound = 15 * time.Second
 
 // hello connects the two components before one vanishes, so endpoints to
 // the vanished ranks exist and may hold data when it goes.
-func hello(t *ucxtransport.Transport) { greet(t, t.Components()[1-*comp]) }
-
-// greet sends a hello to each of others and waits for theirs.
-func greet(t *ucxtransport.Transport, others []int) {
+func hello(t *ucxtransport.Transport) {
+	others := t.Components()[1-*comp]
 	var ps []transport.Pending
 	for _, g := range others {
 		p, err := t.Send(g, 2, []byte("hello"))
