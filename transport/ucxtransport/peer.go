@@ -17,9 +17,11 @@ type peer struct {
 }
 
 // A record is a version byte, a flags byte, the node key (8 bytes, little
-// endian) and the worker address.
+// endian) and the worker address. Version 2: a refused single-copy read
+// answers "refused" and the block follows through UCX (refusedTag), where
+// version 1 failed it; the versions do not mix.
 const (
-	recordVersion = 1
+	recordVersion = 2
 	recordHeader  = 10
 	flagSingle    = 1
 )

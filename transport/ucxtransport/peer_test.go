@@ -25,10 +25,11 @@ func TestPeerRecord(t *testing.T) {
 	}{
 		{"empty", nil},
 		{"header only", good[:recordHeader]},
-		{"version 2", append([]byte{2}, good[1:]...)},
+		{"version 1", append([]byte{1}, good[1:]...)},
+		{"version 3", append([]byte{3}, good[1:]...)},
 	} {
-		if _, err := decodePeer(c.b); err == nil || !strings.Contains(err.Error(), "not version 1") {
-			t.Errorf("%s: error %v, want one saying the record is not version 1", c.name, err)
+		if _, err := decodePeer(c.b); err == nil || !strings.Contains(err.Error(), "not version 2") {
+			t.Errorf("%s: error %v, want one saying the record is not version 2", c.name, err)
 		}
 	}
 }
