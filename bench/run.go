@@ -94,8 +94,8 @@ func (o Options) repsFor(mib, top int64) int {
 // says otherwise. At 1 GiB the rounds of every way fall apart into fast and slow ones
 // (raw MPI 148-298 ms in one launch of 14 rounds on the 2-core VM of
 // docs/PERFORMANCE.md, 110 against 140-180 ms in others), so the median of 7 is the
-// luck of the draw: couplet / raw MPI at 1 GiB read 0.90 and 0.76 in two full runs a
-// day apart whose 64 MiB points agreed within 0.01.
+// luck of the draw: couplet / raw MPI at 1 GiB read 0.90 and 0.76 in two full runs two
+// hours apart whose 64 MiB points agreed within 0.01 (with 14 rounds, 0.77 in the next).
 const minBigRounds = 14
 
 // stageRepsFor is the number of timed repetitions of staging at mib MiB: Reps
