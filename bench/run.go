@@ -17,7 +17,7 @@ type Options struct {
 	// point of cases 1, 4 and 6 (at least 3 for reported numbers).
 	Launches int
 	// BigReps, when > 0, is the number of rounds of case-1 and case-6a
-	// sizes of BigMiB MiB and more, in place of Reps but at least
+	// sizes of BigMiB MiB and more; else they run Reps, but at least
 	// minBigRounds (repsFor).
 	BigReps    int
 	BigMiB     int64
