@@ -84,16 +84,12 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 	}
 	key := recvKey{from: from, tag: tag}
 	what := fmt.Sprintf("receive %d-byte block from %s tag %d", b.Bytes(), t.describe(from), tag)
-	prev := t.recvTail[key]
-	if prev != nil && prev.posted() {
-		prev = nil
-	}
 	single, err := t.single(from, b.Bytes())
 	if err != nil {
 		return nil, err
 	}
 	if single {
-		p := &singleRecv{t: t, what: what, b: b, key: key, utag: ucxTag(true, from, tag), prev: prev,
+		p := &singleRecv{t: t, what: what, b: b, key: key, utag: ucxTag(true, from, tag), prev: t.tail(key),
 			desc: make([]byte, 8*cma.MaxWords(len(b.Shape)))}
 		t.recvTail[key] = p
 		if before := t.singles[key]; before != nil && !before.settled() {
@@ -105,14 +101,13 @@ func (t *Transport) RecvBlock(from, tag int, b transport.Block) (transport.Pendi
 		}
 		return p, nil
 	}
-	return t.recvBytes(b, key, ucxTag(true, from, tag), what, prev)
+	return t.recvBytes(b, key, ucxTag(true, from, tag), what)
 }
 
 // recvBytes starts receiving the messages of key, with utag, into b (see
-// RecvBlock), once prev, an earlier receive of key, has posted all of its
-// own.
-func (t *Transport) recvBytes(b transport.Block, key recvKey, utag uint64, what string, prev tailRecv) (*blockRecv, error) {
-	p := &blockRecv{t: t, b: b, key: key, utag: utag, what: what, prev: prev,
+// RecvBlock), once an earlier receive of key has posted all of its own.
+func (t *Transport) recvBytes(b transport.Block, key recvKey, utag uint64, what string) (*blockRecv, error) {
+	p := &blockRecv{t: t, b: b, key: key, utag: utag, what: what, prev: t.tail(key),
 		chunks: chunks(b.Bytes(), t.o.ChunkBytes)}
 	t.recvTail[key] = p
 	if err := p.start(); err != nil {
@@ -125,6 +120,15 @@ func (t *Transport) recvBytes(b transport.Block, key recvKey, utag uint64, what 
 // wait for: they post only once it has posted all of its messages' receives,
 // so that UCX matches every message to its block.
 type tailRecv interface{ posted() bool }
+
+// tail returns the latest receive of key that has not posted all of its
+// messages yet, which a new receive of key waits for; nil if there is none.
+func (t *Transport) tail(key recvKey) tailRecv {
+	if prev := t.recvTail[key]; prev != nil && !prev.posted() {
+		return prev
+	}
+	return nil
+}
 
 // untail drops r as the receive that later ones of key wait for, once it
 // has posted everything or ended.

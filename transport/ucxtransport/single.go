@@ -239,11 +239,7 @@ func (p *singleRecv) settled() bool {
 // kernel refused, after the receives of earlier such blocks of the key.
 func (p *singleRecv) receiveRefused() error {
 	key := recvKey{from: p.key.from, tag: p.key.tag, refused: true}
-	prev := p.t.recvTail[key]
-	if prev != nil && prev.posted() {
-		prev = nil
-	}
-	fb, err := p.t.recvBytes(p.b, key, refusedTag(p.key.from, p.key.tag), p.what, prev)
+	fb, err := p.t.recvBytes(p.b, key, refusedTag(p.key.from, p.key.tag), p.what)
 	if err != nil {
 		return err
 	}
