@@ -24,14 +24,15 @@ func (p *lookSignal) TryRecv(int) (transport.Message, bool, error) {
 // nextEvent returns the next value on ch, failing the test after 10 s
 // without one: a party that stopped acting fails the test instead of
 // hanging it.
-func nextEvent(t *testing.T, ch <-chan bool, what string) bool {
+func nextEvent[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
-	case ok := <-ch:
-		return ok
+	case v := <-ch:
+		return v
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s in 10 s", what)
-		return false
+		var zero T
+		return zero
 	}
 }
 
@@ -50,8 +51,7 @@ func TestBackgroundStaysOutOfMPIIO(t *testing.T) {
 	}}
 	e.startBackground()
 	defer func() { close(e.stop); <-e.bgDone }()
-	next := func(ch <-chan bool, what string) bool { return nextEvent(t, ch, what) }
-	next(tr.looks, "look for messages") // the background polls
+	nextEvent(t, tr.looks, "look for messages") // the background polls
 
 	mpi.LockIO() // waits out a poll in progress
 	for len(tr.looks) > 0 {
@@ -61,7 +61,7 @@ func TestBackgroundStaysOutOfMPIIO(t *testing.T) {
 		<-tries
 	}
 	for range 3 {
-		if next(tries, "try of the IO lock") {
+		if nextEvent(t, tries, "try of the IO lock") {
 			mpi.UnlockIO()
 			t.Fatal("the background took the IO lock while it was held")
 		}
@@ -71,9 +71,9 @@ func TestBackgroundStaysOutOfMPIIO(t *testing.T) {
 		t.Fatalf("the background looked for messages %d times while the IO lock was held", n)
 	}
 	mpi.UnlockIO()
-	for !next(tries, "try of the IO lock") {
+	for !nextEvent(t, tries, "try of the IO lock") {
 	}
-	next(tr.looks, "look for messages") // and polls again
+	nextEvent(t, tr.looks, "look for messages") // and polls again
 }
 
 // TestWaitStaysOutOfMPIIO: while another thread is inside MPI-IO, an
@@ -116,13 +116,8 @@ func TestWaitStaysOutOfMPIIO(t *testing.T) {
 		t.Fatalf("the wait entered MPI while the IO lock was held: %d looks, %d calls of done", len(tr.looks), len(dones))
 	}
 	close(release)
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the wait did not end in 10 s after the IO lock was released")
+	if err := nextEvent(t, errc, "end of the wait after the IO lock was released"); err != nil {
+		t.Fatal(err)
 	}
 	if len(tr.looks) != 1 || len(dones) != 1 {
 		t.Fatalf("after the release: %d looks and %d calls of done, want 1 and 1", len(tr.looks), len(dones))
