@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/cpu"
 
@@ -35,6 +37,10 @@ type Machine struct {
 	// which takes them back: memory used again faults in afresh, at a cost that moves
 	// with what the previous measurement freed.
 	PageReporting bool `json:"page_reporting"`
+	// DAMON describes each running kdamond (DAMON's monitoring thread): its sampling
+	// clears the accessed bits of pages it picks at random, and the next access through
+	// a process's mapping then pays for it (see the report's Machine table).
+	DAMON []string `json:"damon,omitempty"`
 }
 
 // DetectMachine gathers the machine description; fields it cannot learn stay
@@ -59,6 +65,7 @@ func DetectMachine(extra []string) Machine {
 	m.MCA = mcaSettings(extra)
 	m.TmpFSType = fsType(m.TmpDir)
 	m.PageReporting = pageReporting()
+	m.DAMON = damonMonitors(damonAdmin)
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
 		m.TCPCC = strings.TrimSpace(string(b))
 	}
@@ -77,6 +84,41 @@ func pageReporting() bool {
 		}
 	}
 	return false
+}
+
+// damonAdmin is DAMON's sysfs interface.
+const damonAdmin = "/sys/kernel/mm/damon/admin"
+
+// damonMonitors describes the kdamonds under admin (DAMON's sysfs directory) whose
+// state is "on", each as its contexts' operations, sampling interval and scheme
+// actions: "paddr, sampling every 500 ms, pageout".
+func damonMonitors(admin string) []string {
+	read := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return strings.TrimSpace(string(b))
+	}
+	kds, _ := filepath.Glob(filepath.Join(admin, "kdamonds", "[0-9]*"))
+	var out []string
+	for _, kd := range kds {
+		if read(filepath.Join(kd, "state")) != "on" {
+			continue
+		}
+		ctxs, _ := filepath.Glob(filepath.Join(kd, "contexts", "[0-9]*"))
+		for _, c := range ctxs {
+			parts := []string{orDash(read(filepath.Join(c, "operations")))}
+			if us, err := strconv.ParseInt(read(filepath.Join(c, "monitoring_attrs", "intervals", "sample_us")), 10, 64); err == nil {
+				parts = append(parts, fmt.Sprintf("sampling every %s", time.Duration(us)*time.Microsecond))
+			}
+			schemes, _ := filepath.Glob(filepath.Join(c, "schemes", "[0-9]*"))
+			for _, sc := range schemes {
+				if a := read(filepath.Join(sc, "action")); a != "" {
+					parts = append(parts, a)
+				}
+			}
+			out = append(out, strings.Join(parts, ", "))
+		}
+	}
+	return out
 }
 
 // vectorUnits names the widest x86 vector extension the processor offers:

@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestDAMONMonitors reads kdamonds from a tree laid out as DAMON's sysfs admin
+// directory: only those "on" count, one entry per context.
+func TestDAMONMonitors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string // path under admin -> content
+		want  []string
+	}{
+		{"no DAMON", nil, nil},
+		{"off", map[string]string{"kdamonds/0/state": "off\n", "kdamonds/0/contexts/0/operations": "paddr\n"}, nil},
+		{"on, reclaiming", map[string]string{
+			"kdamonds/0/state":                                           "on\n",
+			"kdamonds/0/contexts/0/operations":                           "paddr\n",
+			"kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us": "500000\n",
+			"kdamonds/0/contexts/0/schemes/0/action":                     "pageout\n",
+		}, []string{"paddr, sampling every 500ms, pageout"}},
+		{"one of two on, no scheme", map[string]string{
+			"kdamonds/0/state":                                           "off\n",
+			"kdamonds/0/contexts/0/operations":                           "vaddr\n",
+			"kdamonds/1/state":                                           "on\n",
+			"kdamonds/1/contexts/0/operations":                           "vaddr\n",
+			"kdamonds/1/contexts/0/monitoring_attrs/intervals/sample_us": "5000\n",
+		}, []string{"vaddr, sampling every 5ms"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			admin := t.TempDir()
+			for p, v := range c.files {
+				path := filepath.Join(admin, p)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := damonMonitors(admin); !slices.Equal(got, c.want) {
+				t.Fatalf("damonMonitors = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
