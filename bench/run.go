@@ -118,11 +118,12 @@ func moreRounds(reps int, mib, ref int64) int {
 }
 
 // smallStageMiB is the file size below which a staging point runs more rounds
-// (stageRepsFor). A staging of 1 MiB takes 1-2 ms, in which a few thread wake-ups
-// (60-300 us each on the 2-core VM of docs/PERFORMANCE.md) move it by tens of percent:
-// with 7 rounds a launch, rpc / raw TCP at 1 MiB read 0.68-1.03 in six runs of 3
-// launches, with 60 rounds 0.84-1.07 in four.
-const smallStageMiB = 16
+// (stageRepsFor). A staging of 1 MiB takes 1-2 ms, and one of 16 MiB 5-8, in which a few
+// thread wake-ups (60-300 us each on the 2-core VM of docs/PERFORMANCE.md) move it by
+// tens of percent: with 7 rounds a launch, rpc / raw TCP at 1 MiB read 0.68-1.03 in six
+// runs of 3 launches, with 60 rounds 0.84-1.07 in four; ucx DTL / rpc at 16 MiB read
+// 0.46-1.20 in six launches of 7 rounds, and 0.82-0.99 in six of 28.
+const smallStageMiB = 64
 
 func (o Options) progress(format string, args ...any) {
 	if o.Progress != nil {

@@ -10,7 +10,7 @@ func TestStageRepsFor(t *testing.T) {
 		mib  int64
 		want int
 	}{
-		{1, 7 * 16}, {3, 7 * 6}, {8, 7 * 2}, {15, 7 * 2}, {16, 7}, {256, 7}, {1024, 3},
+		{1, 7 * 64}, {3, 7 * 22}, {16, 7 * 4}, {63, 7 * 2}, {64, 7}, {256, 7}, {1024, 3},
 	} {
 		if got := o.stageRepsFor(c.mib); got != c.want {
 			t.Errorf("stageRepsFor(%d MiB) = %d, want %d", c.mib, got, c.want)
