@@ -17,4 +17,8 @@
 // levels) start dyad agents in process; case 6 runs the exchange helper's
 // coupled mode as two separate mpiruns over UCX against one MPMD mpirun over
 // MPI (6a), and stages over the ucx DTL against rpc (6b).
+//
+// A run as root turns DAMON's running monitors (kdamond) off for its measurements and
+// back on at its end (Options.KeepDAMON, --keep-damon, leaves them on): their sampling
+// made random rounds slow on the VM of docs/PERFORMANCE.md, whose Machine table says how.
 package bench

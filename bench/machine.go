@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/cpu"
 
@@ -41,6 +39,9 @@ type Machine struct {
 	// clears the accessed bits of pages it picks at random, and the next access through
 	// a process's mapping then pays for it (see the report's Machine table).
 	DAMON []string `json:"damon,omitempty"`
+	// DAMONPaused says the run turned those kdamonds off for its measurements and back
+	// on after them (Options.KeepDAMON unset, and allowed to).
+	DAMONPaused bool `json:"damon_paused,omitempty"`
 }
 
 // DetectMachine gathers the machine description; fields it cannot learn stay
@@ -84,41 +85,6 @@ func pageReporting() bool {
 		}
 	}
 	return false
-}
-
-// damonAdmin is DAMON's sysfs interface.
-const damonAdmin = "/sys/kernel/mm/damon/admin"
-
-// damonMonitors describes the kdamonds under admin (DAMON's sysfs directory) whose
-// state is "on", each as its contexts' operations, sampling interval and scheme
-// actions: "paddr, sampling every 500 ms, pageout".
-func damonMonitors(admin string) []string {
-	read := func(path string) string {
-		b, _ := os.ReadFile(path)
-		return strings.TrimSpace(string(b))
-	}
-	kds, _ := filepath.Glob(filepath.Join(admin, "kdamonds", "[0-9]*"))
-	var out []string
-	for _, kd := range kds {
-		if read(filepath.Join(kd, "state")) != "on" {
-			continue
-		}
-		ctxs, _ := filepath.Glob(filepath.Join(kd, "contexts", "[0-9]*"))
-		for _, c := range ctxs {
-			parts := []string{orDash(read(filepath.Join(c, "operations")))}
-			if us, err := strconv.ParseInt(read(filepath.Join(c, "monitoring_attrs", "intervals", "sample_us")), 10, 64); err == nil {
-				parts = append(parts, fmt.Sprintf("sampling every %s", time.Duration(us)*time.Microsecond))
-			}
-			schemes, _ := filepath.Glob(filepath.Join(c, "schemes", "[0-9]*"))
-			for _, sc := range schemes {
-				if a := read(filepath.Join(sc, "action")); a != "" {
-					parts = append(parts, a)
-				}
-			}
-			out = append(out, strings.Join(parts, ", "))
-		}
-	}
-	return out
 }
 
 // vectorUnits names the widest x86 vector extension the processor offers:

@@ -134,7 +134,11 @@ func writeMachine(w io.Writer, r *Results) {
 		p("| Free page reporting | on (virtio balloon): the VM hands freed memory back to its host, and memory used again is faulted in afresh, so a measurement's time moves with what the one before it freed |")
 	}
 	if len(m.DAMON) > 0 {
-		p("| Memory access monitoring (DAMON) | on (%s): at each sampling it clears the accessed bits of pages it picks at random, and on a VM with shadow page tables the next access to them through a process's mapping (not the kernel's own) faults page by page. On a 2-core AMD EPYC VM a 16 MiB staging over the ucx DTL, whose consumer reads the window through its mapping, took over 12 ms in 8 of 80 rounds (up to 47; medians 6.0-6.6) with kdamond on and in none of 80 (at most 9) with it off: in its slow rounds the 128 KiB pieces of a 2 MiB run of the window took 0.3-0.6 ms each to write and as long to hash, against 0.02 and 0.01 ms. The rpc DTL, which moves the bytes in the kernel, took over 12 ms in 1 of 80 with it on |", strings.Join(m.DAMON, "; "))
+		state := "on during the measurements"
+		if m.DAMONPaused {
+			state = "paused for the measurements (each running kdamond turned off, and back on at the end; `--keep-damon` leaves it on)"
+		}
+		p("| Memory access monitoring (DAMON) | %s: %s. Its sampling clears the accessed bits of pages it picks at random, and on a VM with shadow page tables the next access to them through a process's mapping (not the kernel's own) then faults page by page. On a 2-core AMD EPYC VM, with kdamond on against off: raw MPI's rounds at 1 GiB took 114-267 ms against 108-111 (and one of 189) in launches of 10; a 16 MiB staging over the ucx DTL, whose consumer reads its window through a mapping, took over 12 ms in 8 of 80 rounds (up to 47) against none of 80, the 128 KiB pieces of a 2 MiB run of the window then taking 0.3-0.6 ms each to write and as long to hash, against 0.02 and 0.01 |", strings.Join(m.DAMON, "; "), state)
 	}
 	p("| Kernel | %s |", orDash(m.Kernel))
 	p("| Go | %s |", m.Go)

@@ -35,9 +35,12 @@ type Options struct {
 	MemcpyBytes    int64    // size of the memcpy measurement
 	MCA            []string // extra OMPI_MCA_KEY=VALUE settings for every case-1 launch
 	Timeout        time.Duration
-	Quick          bool
-	Command        string               // recorded as the way to reproduce the run
-	Progress       func(string, ...any) // progress lines; nil = silent
+	// KeepDAMON measures with DAMON's running monitors left on; otherwise Run turns
+	// them off for its measurements (where it may: as root) and back on at its end.
+	KeepDAMON bool
+	Quick     bool
+	Command   string               // recorded as the way to reproduce the run
+	Progress  func(string, ...any) // progress lines; nil = silent
 }
 
 // DefaultOptions returns the full run of `make bench` (about 20 minutes
@@ -140,6 +143,21 @@ func Run(o Options) (*Results, error) {
 	o.Launches = max(o.Launches, 1)
 	start := time.Now()
 	r := &Results{Command: o.Command, Quick: o.Quick, Machine: DetectMachine(append(slices.Clone(o.MCA), launchEnv...)), MemcpyBytes: o.MemcpyBytes, LoadStart: loadAvg()}
+	if len(r.Machine.DAMON) > 0 && !o.KeepDAMON {
+		// Its sampling makes random rounds slow (see the report's Machine table).
+		resume, err := pauseDAMON(damonAdmin)
+		if err != nil {
+			o.progress("DAMON stays on during the measurements: %v", err)
+		} else {
+			r.Machine.DAMONPaused = true
+			o.progress("DAMON paused for the measurements (kdamond off; back on at the end, or on SIGINT/SIGTERM)")
+			defer func() {
+				if err := resume(); err != nil {
+					o.progress("%v", err)
+				}
+			}()
+		}
+	}
 	has := func(id int) bool { return slices.Contains(o.Cases, id) }
 	steps := 1
 	if has(CaseArray) || has(CaseUCX) {

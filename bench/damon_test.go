@@ -48,3 +48,45 @@ func TestDAMONMonitors(t *testing.T) {
 		})
 	}
 }
+
+// TestPauseDAMON turns the running kdamonds of a fake sysfs tree off, leaves the others
+// alone, and turns only the paused ones back on, once however often resume is called.
+func TestPauseDAMON(t *testing.T) {
+	admin := t.TempDir()
+	states := map[string]string{"0": "on", "1": "off", "2": "on"}
+	for kd, st := range states {
+		dir := filepath.Join(admin, "kdamonds", kd)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "state"), []byte(st+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, want map[string]string) {
+		t.Helper()
+		for kd, st := range want {
+			if got := readTrim(filepath.Join(admin, "kdamonds", kd, "state")); got != st {
+				t.Errorf("%s: kdamond %s is %q, want %q", when, kd, got, st)
+			}
+		}
+	}
+	resume, err := pauseDAMON(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("paused", map[string]string{"0": "off", "1": "off", "2": "off"})
+	// Another tool turning kdamond 1 on meanwhile is not undone, nor redone.
+	os.WriteFile(filepath.Join(admin, "kdamonds", "1", "state"), []byte("on"), 0o644)
+	for range 2 {
+		if err := resume(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("resumed", map[string]string{"0": "on", "1": "on", "2": "on"})
+	os.WriteFile(filepath.Join(admin, "kdamonds", "0", "state"), []byte("off"), 0o644)
+	if err := resume(); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed again", map[string]string{"0": "off"})
+}
