@@ -56,9 +56,9 @@ func damonMonitors(admin string) []string {
 // pauseDAMON turns the running kdamonds under admin off and returns what turns them
 // back on (their settings stay in sysfs, so each restarts as it was). The resume runs
 // once, whichever comes first: a call, or SIGINT or SIGTERM to the process (unless it
-// ignores them), after which the signal takes its usual course. With none running it does nothing; when a
-// kdamond cannot be turned off (not root), those turned off so far are resumed and the
-// error returned.
+// ignores them), after which the signal takes its usual course. With none running it
+// does nothing; when a kdamond cannot be turned off (not root), those turned off so
+// far are resumed and the error returned.
 func pauseDAMON(admin string) (resume func() error, err error) {
 	var paused []string
 	var once sync.Once
