@@ -32,17 +32,7 @@ func TestDAMONMonitors(t *testing.T) {
 		}, []string{"vaddr, sampling every 5ms"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			admin := t.TempDir()
-			for p, v := range c.files {
-				path := filepath.Join(admin, p)
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got := damonMonitors(admin); !slices.Equal(got, c.want) {
+			if got := damonMonitors(fakeTree(t, c.files)); !slices.Equal(got, c.want) {
 				t.Fatalf("damonMonitors = %q, want %q", got, c.want)
 			}
 		})
@@ -52,17 +42,7 @@ func TestDAMONMonitors(t *testing.T) {
 // TestPauseDAMON turns the running kdamonds of a fake sysfs tree off, leaves the others
 // alone, and turns only the paused ones back on, once however often resume is called.
 func TestPauseDAMON(t *testing.T) {
-	admin := t.TempDir()
-	states := map[string]string{"0": "on", "1": "off", "2": "on"}
-	for kd, st := range states {
-		dir := filepath.Join(admin, "kdamonds", kd)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "state"), []byte(st+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	admin := fakeTree(t, map[string]string{"kdamonds/0/state": "on\n", "kdamonds/1/state": "off\n", "kdamonds/2/state": "on\n"})
 	check := func(when string, want map[string]string) {
 		t.Helper()
 		for kd, st := range want {
@@ -89,4 +69,21 @@ func TestPauseDAMON(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("resumed again", map[string]string{"0": "off"})
+}
+
+// fakeTree writes files (path under the root -> content) into a fresh directory, laid
+// out as a sysfs tree, and returns its root.
+func fakeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, v := range files {
+		path := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
