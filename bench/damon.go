@@ -99,9 +99,3 @@ func pauseDAMON(admin string) (resume func() error, err error) {
 	}
 	return resume, nil
 }
-
-// readTrim returns a file's content without surrounding space ("" when unreadable).
-func readTrim(path string) string {
-	b, _ := os.ReadFile(path)
-	return strings.TrimSpace(string(b))
-}

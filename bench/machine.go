@@ -55,9 +55,7 @@ func DetectMachine(extra []string) Machine {
 		n, _ := strconv.ParseInt(strings.Fields(kb)[0], 10, 64)
 		m.MemBytes = n << 10
 	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
-	}
+	m.Kernel = readTrim("/proc/sys/kernel/osrelease")
 	m.OpenMPI = firstLine("mpirun", "--version")
 	m.PnetCDF = firstLine("pnetcdf-config", "--version")
 	if v := firstLine("pkg-config", "--modversion", "ucx"); v != "" {
@@ -67,9 +65,7 @@ func DetectMachine(extra []string) Machine {
 	m.TmpFSType = fsType(m.TmpDir)
 	m.PageReporting = pageReporting()
 	m.DAMON = damonMonitors(damonAdmin)
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
-		m.TCPCC = strings.TrimSpace(string(b))
-	}
+	m.TCPCC = readTrim("/proc/sys/net/ipv4/tcp_congestion_control")
 	return m
 }
 
@@ -78,9 +74,8 @@ func DetectMachine(extra []string) Machine {
 func pageReporting() bool {
 	devs, _ := filepath.Glob("/sys/bus/virtio/devices/*")
 	for _, d := range devs {
-		id, _ := os.ReadFile(filepath.Join(d, "device"))
 		f, _ := os.ReadFile(filepath.Join(d, "features"))
-		if strings.TrimSpace(string(id)) == "0x0005" && len(f) > 5 && f[5] == '1' {
+		if readTrim(filepath.Join(d, "device")) == "0x0005" && len(f) > 5 && f[5] == '1' {
 			return true
 		}
 	}
@@ -118,6 +113,12 @@ func mcaSettings(extra []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// readTrim returns a file's content without surrounding space ("" when unreadable).
+func readTrim(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
 }
 
 // procField returns the value of the first "key: value" line of a /proc file.
