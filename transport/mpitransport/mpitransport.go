@@ -245,3 +245,14 @@ func (t *Transport) Close() error {
 	cma.Detach()
 	return errors.Join(t.sc.desc.Free(), t.sc.ack.Free(), t.world.Free())
 }
+
+var _ transport.Watcher = (*Transport)(nil)
+
+// Watch watches for messages with tag on the world communicator from a
+// thread of its own (mpi.Watcher); it needs MPI_THREAD_MULTIPLE.
+func (t *Transport) Watch(tag int, min, max time.Duration) (transport.Watch, error) {
+	if mpi.QueryThread() != mpi.ThreadMultiple {
+		return nil, errors.New("mpitransport: Watch needs MPI_THREAD_MULTIPLE")
+	}
+	return mpi.NewWatcher(t.world, tag, min, max)
+}

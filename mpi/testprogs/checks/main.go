@@ -40,14 +40,26 @@ var cases = map[string]func(w mpi.Comm, args []string){
 	"huge":        huge,
 	"poll":        poll,
 	"tagub":       tagub,
+	"watch":       watch,
 }
+
+// multiple lists the cases whose MPI must provide MPI_THREAD_MULTIPLE.
+var multiple = map[string]bool{"watch": true}
 
 func main() {
 	if len(os.Args) < 2 || cases[os.Args[1]] == nil {
 		fmt.Fprintln(os.Stderr, "usage: checks CASE [ARG...]")
 		os.Exit(2)
 	}
-	if err := mpi.Init(); err != nil {
+	if multiple[os.Args[1]] {
+		got, err := mpi.InitThread(mpi.ThreadMultiple)
+		if err != nil {
+			fatalf("InitThread: %v", err)
+		}
+		if got != mpi.ThreadMultiple {
+			fatalf("InitThread: MPI provides thread level %v, the case needs MPI_THREAD_MULTIPLE", got)
+		}
+	} else if err := mpi.Init(); err != nil {
 		fatalf("Init: %v", err)
 	}
 	w := mpi.World()
