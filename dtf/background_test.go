@@ -1,6 +1,7 @@
 package dtf
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -122,4 +123,80 @@ func TestWaitStaysOutOfMPIIO(t *testing.T) {
 	if len(tr.looks) != 1 || len(dones) != 1 {
 		t.Fatalf("after the release: %d looks and %d calls of done, want 1 and 1", len(tr.looks), len(dones))
 	}
+}
+
+// fakeWatch is a transport.Watch driven by the test: Wait returns when the
+// test fires it, and every other call is reported on calls.
+type fakeWatch struct {
+	fire  chan error
+	calls chan string
+}
+
+func (w *fakeWatch) Wait() error  { return <-w.fire }
+func (w *fakeWatch) Pause()       { w.calls <- "pause" }
+func (w *fakeWatch) Resume()      { w.calls <- "resume" }
+func (w *fakeWatch) Rearm()       { w.calls <- "rearm" }
+func (w *fakeWatch) Close() error { w.fire <- errors.New("closed"); return nil }
+
+// watchSignal is lookSignal with a watch.
+type watchSignal struct {
+	lookSignal
+	w *fakeWatch
+}
+
+func (p *watchSignal) Watch(tag int, min, max time.Duration) (transport.Watch, error) {
+	if tag != tagCtl || min != bgMinIdle || max != bgMaxIdle {
+		return nil, errors.New("unexpected watch")
+	}
+	return p.w, nil
+}
+
+// TestBackgroundWatch: over a transport that watches for messages, the
+// background goroutine looks for messages once each time the watch fires
+// and rearms it; an application call's wait pauses the watch and its end
+// resumes it; a fire while a wait holds the engine only rearms; closing
+// the watch ends the goroutine.
+func TestBackgroundWatch(t *testing.T) {
+	w := &fakeWatch{fire: make(chan error), calls: make(chan string, 100)}
+	tr := &watchSignal{lookSignal{looks: make(chan bool, 100)}, w}
+	e := &engine{tr: tr, files: map[string]*File{}, tryIO: mpi.TryLockIO}
+	e.startBackground()
+	if e.watch == nil || e.stop != nil {
+		t.Fatal("the background did not take the transport's watch")
+	}
+	for range 2 {
+		w.fire <- nil
+		nextEvent(t, tr.looks, "look for messages after a fire")
+		if c := nextEvent(t, w.calls, "rearm"); c != "rearm" {
+			t.Fatalf("after a look the background called %s, want rearm", c)
+		}
+	}
+
+	e.mu.Lock()
+	e.enterWait()
+	e.enterWait() // nested waits pause once
+	if c := nextEvent(t, w.calls, "pause"); c != "pause" {
+		t.Fatalf("entering a wait called %s, want pause", c)
+	}
+	e.mu.Unlock()
+	w.fire <- nil // fired just before the pause took hold
+	if c := nextEvent(t, w.calls, "rearm"); c != "rearm" {
+		t.Fatalf("a fire during a wait called %s, want rearm", c)
+	}
+	if n := len(tr.looks); n != 0 {
+		t.Fatalf("the background looked for messages %d times while a wait progressed the engine", n)
+	}
+	e.mu.Lock()
+	e.leaveWait()
+	if n := len(w.calls); n != 0 {
+		t.Fatalf("leaving the inner wait made %d calls, want none", n)
+	}
+	e.leaveWait()
+	e.mu.Unlock()
+	if c := nextEvent(t, w.calls, "resume"); c != "resume" {
+		t.Fatalf("leaving the last wait called %s, want resume", c)
+	}
+
+	go e.watch.Close()
+	nextEvent(t, e.bgDone, "end of the background goroutine")
 }
