@@ -248,8 +248,9 @@ func (t *Transport) Close() error {
 
 var _ transport.Watcher = (*Transport)(nil)
 
-// Watch watches for messages with tag on the world communicator from a
-// thread of its own (mpi.Watcher); it needs MPI_THREAD_MULTIPLE.
+// Watch watches for control messages with tag (on the transport's duplicate
+// of the world) from a thread of its own (mpi.Watcher); it needs
+// MPI_THREAD_MULTIPLE.
 func (t *Transport) Watch(tag int, min, max time.Duration) (transport.Watch, error) {
 	if mpi.QueryThread() != mpi.ThreadMultiple {
 		return nil, errors.New("mpitransport: Watch needs MPI_THREAD_MULTIPLE")
