@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -108,9 +109,17 @@ couplet_watch *couplet_watch_start(MPI_Comm comm, int tag, long long min_ns, lon
 	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&w->mu, NULL);
+	/* The thread starts with every signal blocked, so that signals for the
+	 * process go to the Go runtime's threads, not to one it does not know. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int rc = pthread_create(&w->th, NULL, watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		*err = rc;
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
 		close(w->efd);
 		free(w);
 		return NULL;
