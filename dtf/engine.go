@@ -268,25 +268,10 @@ func (e *engine) background() {
 			continue // a wait ended before this goroutine parked: look again
 		case <-timer.C:
 		}
-		// An application call that holds the engine progresses itself
-		// (waitFor polls and drives): the tick is skipped rather than
-		// queued on the lock. Queued, it would soon put the mutex in
-		// starvation mode, which hands the lock to this goroutine at each
-		// of the waiter's brief releases and stalls the waiter, and its
-		// data in flight, until this thread gets a core.
-		if !e.mu.TryLock() {
+		n, polled := e.pollIfFree()
+		if !polled {
 			continue
 		}
-		// Nor does it enter MPI while the application is inside MPI-IO (a
-		// libpnetcdf call on a real file, a C or Fortran MPI_File_* call):
-		// Open MPI's OMPIO is not thread safe (mpi.LockIO).
-		if !e.enterIO() {
-			e.mu.Unlock()
-			continue
-		}
-		n, _ := e.poll()
-		mpi.UnlockIO()
-		e.mu.Unlock()
 		if n > 0 {
 			idle = bgMinIdle
 		} else {
@@ -326,18 +311,37 @@ func (e *engine) startBackground() {
 func (e *engine) backgroundWatch() {
 	defer close(e.bgDone)
 	for e.watch.Wait() == nil {
-		// An application call that holds the engine, or waits in it,
-		// progresses itself; the watch looks again soon after Rearm (or
-		// the wait's end), and fires again if the message is still there.
-		if e.waiting.Load() == 0 && e.mu.TryLock() {
-			if e.enterIO() {
-				e.poll()
-				mpi.UnlockIO()
-			}
-			e.mu.Unlock()
+		// An application call that waits in the engine progresses itself;
+		// the watch looks again soon after Rearm (or the wait's end), and
+		// fires again if the message is still there.
+		if e.waiting.Load() == 0 {
+			e.pollIfFree()
 		}
 		e.watch.Rearm()
 	}
+}
+
+// pollIfFree polls for the background goroutines, unless the engine or MPI
+// is busy, and reports how many messages it handled and whether it polled.
+// An application call that holds the engine progresses itself (waitFor
+// polls and drives): the poll is skipped rather than queued on the lock.
+// Queued, it would soon put the mutex in starvation mode, which hands the
+// lock to the background at each of the waiter's brief releases and stalls
+// the waiter, and its data in flight, until that thread gets a core. Nor
+// does it enter MPI while the application is inside MPI-IO (a libpnetcdf
+// call on a real file, a C or Fortran MPI_File_* call): Open MPI's OMPIO is
+// not thread safe (mpi.LockIO).
+func (e *engine) pollIfFree() (n int, polled bool) {
+	if !e.mu.TryLock() {
+		return 0, false
+	}
+	defer e.mu.Unlock()
+	if !e.enterIO() {
+		return 0, false
+	}
+	n, _ = e.poll()
+	mpi.UnlockIO()
+	return n, true
 }
 
 // enterIO takes the MPI-IO exclusion (mpi.TryLockIO) before a look into MPI

@@ -4,7 +4,6 @@ package mpi
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -48,15 +47,8 @@ func NewWatcher(c Comm, tag int, min, max time.Duration) (*Watcher, error) {
 // returns an error).
 func (w *Watcher) Wait() error {
 	var b [8]byte
-	for {
-		_, err := w.ev.Read(b[:])
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
+	_, err := w.ev.Read(b[:]) // os.File retries EINTR itself
+	return err
 }
 
 // Pause stops the thread looking until Resume.
