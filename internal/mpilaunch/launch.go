@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,6 +105,8 @@ func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Ranks that outlive mpirun must not keep Wait blocked on the pipe.
 	cmd.WaitDelay = 5 * time.Second
+	stop, unwatch := stopSignals()
+	defer unwatch()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{Err: fmt.Errorf("mpilaunch: start mpirun: %w", err)}
@@ -113,6 +116,14 @@ func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 	var r Result
 	select {
 	case r.Err = <-done:
+	case s := <-stop:
+		killJob(cmd.Process.Pid, descendants(cmd.Process.Pid), done)
+		r.Err = fmt.Errorf("mpilaunch: %v: the job was ended", s)
+		// Raised again with no channel of this launch listening, the signal
+		// does what it would have done uncaught (unless another handler
+		// catches it too).
+		unwatch()
+		syscall.Kill(os.Getpid(), s.(syscall.Signal))
 	case <-time.After(timeout):
 		r.TimedOut = true
 		// How the processes sit at the timeout tells a job that waits on itself
@@ -125,6 +136,21 @@ func LaunchWith(timeout time.Duration, mpirunEnv []string, apps ...App) Result {
 	r.Elapsed = time.Since(start)
 	r.Output = out.String()
 	return r
+}
+
+// stopSignals relays SIGINT and SIGTERM, those the process does not ignore,
+// while a launch runs: mpirun runs in a process group of its own, so a
+// signal to this process (or Ctrl-C at its terminal) reaches neither mpirun
+// nor its ranks, and they ran on after this process died. The function
+// returned stops the relay.
+func stopSignals() (<-chan os.Signal, func()) {
+	c := make(chan os.Signal, 1)
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		if !signal.Ignored(s) {
+			signal.Notify(c, s)
+		}
+	}
+	return c, func() { signal.Stop(c) }
 }
 
 // killJob stops mpirun and its ranks: Open MPI puts each rank in its own
