@@ -25,14 +25,8 @@ func Read(d Desc, dst transport.Block) error { return ReadRange(d, dst, 0, dst.B
 // order, into the same bytes of dst's sub-block, as Read does for the whole
 // block. Disjoint ranges may be read at once from several goroutines.
 func ReadRange(d Desc, dst transport.Block, off, n int64) error {
-	if err := dst.Validate(); err != nil {
+	if err := check(d, dst, off, n); err != nil {
 		return err
-	}
-	if d.Bytes() != dst.Bytes() {
-		return fmt.Errorf("cma: the owner's block has %d bytes, the destination %d (the blocks differ in size)", d.Bytes(), dst.Bytes())
-	}
-	if off < 0 || n < 0 || off > dst.Bytes()-n {
-		return fmt.Errorf("cma: range [%d, +%d) outside the %d-byte block", off, n, dst.Bytes())
 	}
 	if n == 0 {
 		return nil
@@ -61,6 +55,21 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 		return err
 	}
 	return b.flush()
+}
+
+// check validates a read of bytes [off, off+n) of the block d describes
+// into dst.
+func check(d Desc, dst transport.Block, off, n int64) error {
+	if err := dst.Validate(); err != nil {
+		return err
+	}
+	if d.Bytes() != dst.Bytes() {
+		return fmt.Errorf("cma: the owner's block has %d bytes, the destination %d (the blocks differ in size)", d.Bytes(), dst.Bytes())
+	}
+	if off < 0 || n < 0 || off > dst.Bytes()-n {
+		return fmt.Errorf("cma: range [%d, +%d) outside the %d-byte block", off, n, dst.Bytes())
+	}
+	return nil
 }
 
 // pairs walks bytes [off, off+n) of the packed streams of two blocks of

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
@@ -254,6 +255,7 @@ type singleRecv struct {
 	b          transport.Block
 	desc, ack  []int64
 	d          *cma.Desc // the decoded descriptor, once it came
+	came       time.Time // when it came
 	dreq, areq *mpi.Request
 	fb         transport.Pending // the MPI receive after a refusal
 	done       bool
@@ -272,6 +274,9 @@ func (t *Transport) recvSingle(from, tag int, b transport.Block) (transport.Pend
 // ready reports whether the descriptor came and the block awaits its read
 // (readAll).
 func (p *singleRecv) ready() bool { return !p.done && p.d != nil && p.areq == nil }
+
+// awaiting reports whether the descriptor has not come yet.
+func (p *singleRecv) awaiting() bool { return !p.done && p.d == nil && p.areq == nil }
 
 func (p *singleRecv) advance() (bool, *mpi.Request, error) {
 	if p.done {
@@ -296,7 +301,7 @@ func (p *singleRecv) advance() (bool, *mpi.Request, error) {
 				return true, nil, err
 			}
 		} else {
-			p.d = &d
+			p.d, p.came = &d, time.Now()
 			return false, nil, nil
 		}
 	}
@@ -362,10 +367,31 @@ func readPlan(sizes []int64, ways int) []readChunk {
 }
 
 // readAll reads the blocks of ops, whose descriptors came, then answers
-// every sender. With one way it reads on the calling thread, block after
-// block; with more, the caller and ways-1 goroutines (each a thread in the
-// kernel's copy) take chunks of readPlan in turn.
+// every sender. With one way it reads them together on the calling thread
+// (cma.ReadEach); with more, the caller and ways-1 goroutines (each a
+// thread in the kernel's copy) take chunks of readPlan in turn.
 func (t *Transport) readAll(ops []*singleRecv) {
+	var errs []error
+	if t.sc.ways == 1 {
+		ds := make([]cma.Desc, len(ops))
+		bs := make([]transport.Block, len(ops))
+		for i, p := range ops {
+			ds[i], bs[i] = *p.d, p.b
+		}
+		errs = cma.ReadEach(ds, bs)
+	} else {
+		errs = t.readChunks(ops)
+	}
+	for i, p := range ops {
+		if err := p.answer(errs[i]); err != nil {
+			p.finish(err)
+		}
+	}
+}
+
+// readChunks reads the blocks of ops in chunks of readPlan, taken in turn
+// by the caller and ways-1 goroutines, and returns each block's error.
+func (t *Transport) readChunks(ops []*singleRecv) []error {
 	errs := make([]error, len(ops))
 	sizes := make([]int64, len(ops))
 	for i, p := range ops {
@@ -397,11 +423,7 @@ func (t *Transport) readAll(ops []*singleRecv) {
 	}
 	work()
 	wg.Wait()
-	for i, p := range ops {
-		if err := p.answer(errs[i]); err != nil {
-			p.finish(err)
-		}
-	}
+	return errs
 }
 
 // answer tells the sender how the read went: read, refused (then the block

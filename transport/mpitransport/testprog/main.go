@@ -1,6 +1,8 @@
 // Command testprog is the multi-rank helper of the mpitransport tests: two
 // ranks exchange contiguous and strided sub-blocks of a 3-D float64 array
-// and complete them with Drive, checking every element. At the end each rank
+// and complete them with Drive, checking every element, then the two halves
+// of a larger array, one sent a pause after the other, so that a reader
+// holds the first (see holdFor). At the end each rank
 // prints how its blocks moved:
 //
 //	single rank 0 readfrom=1 readby=1 reads=32 refused=0
@@ -13,13 +15,16 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/internal/mpitest"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/transport"
+	"github.com/couplet-hpc/couplet/transport/cma"
 	"github.com/couplet-hpc/couplet/transport/internal/drivecheck"
 	"github.com/couplet-hpc/couplet/transport/mpitransport"
 )
@@ -63,6 +68,10 @@ func main() {
 	}
 	for _, budget := range []time.Duration{time.Millisecond, 0} {
 		exchange(t, budget)
+	}
+	// Within mpitransport's hold bound (20 ms) and beyond it.
+	for _, pause := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond} {
+		held(t, pause)
 	}
 	incomplete(t)
 	if err := drivecheck.Watched(t, t, t.Rank(), 1-t.Rank()); err != nil {
@@ -132,6 +141,72 @@ func exchange(t *mpitransport.Transport, budget time.Duration) {
 		}
 	}
 	fmt.Printf("rank %d: budget %v: %d blocks each way in %d Drive calls\n", rank, budget, len(x.Ps)/2, calls)
+	must(mpi.Barrier(mpi.World()), "Barrier")
+}
+
+// heldShape is an array of 32 MiB whose two halves across the fastest
+// dimension, of 16 MiB each (mpitransport's holdMin), interleave row by
+// row.
+var heldShape = []int64{4, 1024, 1024}
+
+// held sends the peer both halves of an array in memory from cma.Alloc,
+// the second pause after the first, and receives the peer's halves into an
+// array of its own, completing all four with Drive and checking every
+// element. With single-copy reads the receiver holds the first half while
+// the second's descriptor has not come, then reads both together; with a
+// pause beyond the hold bound it reads the first alone.
+func held(t *mpitransport.Transport, pause time.Duration) {
+	peer := 1 - rank
+	n := heldShape[0] * heldShape[1] * heldShape[2]
+	mem, err := cma.Alloc(int(8 * n))
+	must(err, "cma.Alloc")
+	defer func() { must(cma.Free(mem), "cma.Free") }()
+	src := unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n)
+	for i := range src {
+		src[i] = drivecheck.Value(rank, i)
+	}
+	dst := make([]float64, n)
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	halves := []drivecheck.Box{
+		{Start: []int64{0, 0, 0}, Count: []int64{4, 1024, 512}},
+		{Start: []int64{0, 0, 512}, Count: []int64{4, 1024, 512}},
+	}
+	var ps []transport.Pending
+	for i, b := range halves {
+		r, err := t.RecvBlock(peer, 200+i, drivecheck.Block(dst, heldShape, b))
+		must(err, "RecvBlock")
+		ps = append(ps, r)
+	}
+	send := func(i int) {
+		s, err := t.SendBlock(peer, 200+i, drivecheck.Block(src, heldShape, halves[i]))
+		must(err, "SendBlock")
+		ps = append(ps, s)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier") // the pauses start together
+	send(0)
+	for end := time.Now().Add(pause); time.Now().Before(end); {
+		_, err := t.Drive(ps, time.Until(end), -1)
+		must(err, "Drive")
+	}
+	send(1)
+	for end := time.Now().Add(driveDeadline); ; {
+		done, err := t.Drive(ps, time.Millisecond, -1)
+		must(err, "Drive")
+		if done {
+			break
+		}
+		if time.Now().After(end) {
+			fatalf("pause %v: halves not complete after %v", pause, driveDeadline)
+		}
+	}
+	for i, v := range dst {
+		if want := drivecheck.Value(peer, i); v != want {
+			failf("pause %v: element %d is %v, want %v", pause, i, v, want)
+			break
+		}
+	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
 }
 
