@@ -2,7 +2,7 @@
 // ranks exchange contiguous and strided sub-blocks of a 3-D float64 array
 // and complete them with Drive, checking every element, then the two halves
 // of a larger array, one sent a pause after the other, so that a reader
-// holds the first (see holdFor). At the end each rank
+// holds the first (mpitransport's holdMin, holdFor). At the end each rank
 // prints how its blocks moved:
 //
 //	single rank 0 readfrom=1 readby=1 reads=32 refused=0
