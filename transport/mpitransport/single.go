@@ -337,7 +337,10 @@ const readPiece = 4 << 20
 // than that only switch between one another (4 goroutines per block ran
 // 16 copy threads per reader for 4 writers and 2 readers on 2 cores), and
 // each extra thread is a wake-up through the Go scheduler. On that node,
-// 2 ways read 256 MiB rounds in 0.056-0.070 s where 1 way took 0.070-0.107.
+// unbound, 2 ways read 256 MiB rounds in 0.056-0.070 s where 1 way took
+// 0.070-0.107. The cores counted are those the rank may run on
+// (runtime.NumCPU): one where mpirun binds each rank to a core, as couplet
+// bench's launches do, so such a rank reads with one way (readAll).
 func readWays(cores, nodeRanks int) int {
 	return max(1, min(cores, max(2, 2*cores/max(1, nodeRanks))))
 }

@@ -168,7 +168,7 @@ func body(world mpi.Comm) error {
 		}
 		order = append(order, m)
 	}
-	if contains(order, "coupled") || contains(order, "single") {
+	if slices.Contains(order, "coupled") || slices.Contains(order, "single") {
 		var err error
 		if r.cf, err = r.openCoupled(); err != nil {
 			return err
@@ -297,15 +297,6 @@ func turnOrder(modes []string, rep int) []string {
 		rand.New(rand.NewPCG(uint64(rep), 0)).Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}
 	return out
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // value is the element at global (z, y, x) in round k: exact in float64.
