@@ -31,7 +31,6 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 	if n == 0 {
 		return nil
 	}
-	src := d.block()
 	if d.Region != 0 {
 		if mem, done, err := attach(d); err == nil {
 			defer done()
@@ -41,18 +40,25 @@ func ReadRange(d Desc, dst transport.Block, off, n int64) error {
 			cp, fence := transport.RowCopier(n)
 			defer fence()
 			mem = mem[d.Off:]
-			pairs(dst, src, off, n, func(l, r, n int64) error {
-				cp(dst.Buf[l:l+n], mem[r:r+n])
-				return nil
-			})
+			o := newOverlaps(dst, d.block(), off, n)
+			for l, r, k := o.next(); k > 0; l, r, k = o.next() {
+				cp(dst.Buf[l:l+k], mem[r:r+k])
+			}
 			return nil
 		}
 	}
+	return readVM(d, dst, off, n)
+}
+
+// readVM copies bytes [off, off+n) of the block that d describes, n > 0,
+// with process_vm_readv, in calls of at most maxIov pieces a side.
+func readVM(d Desc, dst transport.Block, off, n int64) error {
 	b := batcher{pid: d.Pid, buf: dst.Buf}
-	if err := pairs(dst, src, off, n, func(l, r, n int64) error {
-		return b.add(l, int64(d.Addr)+r, n) // r as an address in the owner
-	}); err != nil {
-		return err
+	o := newOverlaps(dst, d.block(), off, n)
+	for l, r, k := o.next(); k > 0; l, r, k = o.next() {
+		if err := b.add(l, int64(d.Addr)+r, k); err != nil { // r as an address in the owner
+			return err
+		}
 	}
 	return b.flush()
 }
@@ -72,27 +78,39 @@ func check(d Desc, dst transport.Block, off, n int64) error {
 	return nil
 }
 
-// pairs walks bytes [off, off+n) of the packed streams of two blocks of
-// the same size in step and calls piece with each overlap of a local and
-// a remote run, by their offsets in their buffers, in order. It allocates
-// nothing per run: a reader's block of many short rows (tens of thousands
-// per read in couplet bench's case 1) made run lists cost more than their
-// copies, mostly in page faults on the freshly grown lists.
-func pairs(local, remote transport.Block, off, n int64, piece func(l, r, n int64) error) error {
-	lc, rc := transport.NewRunCursor(local, off), transport.NewRunCursor(remote, off)
-	for n > 0 {
-		l, ln := lc.Run()
-		r, rn := rc.Run()
-		k := min(ln, rn, n)
-		if err := piece(l, r, k); err != nil {
-			return err
-		}
-		lc.Skip(k)
-		rc.Skip(k)
-		n -= k
-	}
-	return nil
+// overlaps walks bytes [off, off+n) of the packed streams of two blocks of
+// the same size in step, one overlap of a local and a remote run at a
+// time. It allocates nothing per run: a reader's block of many short rows
+// (tens of thousands per read in couplet bench's case 1) made run lists
+// cost more than their copies, mostly in page faults on the freshly grown
+// lists.
+type overlaps struct {
+	lc, rc *transport.RunCursor
+	left   int64
 }
+
+// newOverlaps starts the walk; the blocks must hold more than off bytes.
+func newOverlaps(local, remote transport.Block, off, n int64) *overlaps {
+	return &overlaps{lc: transport.NewRunCursor(local, off), rc: transport.NewRunCursor(remote, off), left: n}
+}
+
+// next returns the next overlap, by its offsets in the local and the
+// remote buffer, and its length: 0 once the walk is done.
+func (o *overlaps) next() (l, r, n int64) {
+	if o.left == 0 {
+		return 0, 0, 0
+	}
+	l, ln := o.lc.Run()
+	r, rn := o.rc.Run()
+	n = min(ln, rn, o.left)
+	o.lc.Skip(n)
+	o.rc.Skip(n)
+	o.left -= n
+	return l, r, n
+}
+
+// at is the local offset of the walk's next byte.
+func (o *overlaps) at() int64 { l, _ := o.lc.Run(); return l }
 
 // run is a contiguous range of memory.
 type run struct{ addr, n int64 }

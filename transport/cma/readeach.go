@@ -13,7 +13,7 @@ import "github.com/couplet-hpc/couplet/transport"
 // one after another.
 func ReadEach(ds []Desc, dsts []transport.Block) []error {
 	errs := make([]error, len(ds))
-	var ss []*stream
+	var ss []stream
 	var total int64
 	for i, d := range ds {
 		n := dsts[i].Bytes()
@@ -23,50 +23,35 @@ func ReadEach(ds []Desc, dsts []transport.Block) []error {
 		if d.Region != 0 {
 			if mem, done, err := attach(d); err == nil {
 				defer done()
-				ss = append(ss, &stream{dst: dsts[i].Buf, src: mem[d.Off:], lc: transport.NewRunCursor(dsts[i], 0),
-					rc: transport.NewRunCursor(d.block(), 0), left: n})
+				ss = append(ss, stream{dst: dsts[i].Buf, src: mem[d.Off:], o: newOverlaps(dsts[i], d.block(), 0, n)})
 				total += n
 				continue
 			}
 		}
-		errs[i] = ReadRange(d, dsts[i], 0, n)
+		errs[i] = readVM(d, dsts[i], 0, n)
 	}
 	cp, fence := transport.RowCopier(total)
 	defer fence()
 	for len(ss) > 0 {
 		next := 0
 		for k := range ss {
-			if ss[k].at() < ss[next].at() {
+			if ss[k].o.at() < ss[next].o.at() {
 				next = k
 			}
 		}
-		if ss[next].step(cp) {
+		s := ss[next]
+		l, r, n := s.o.next()
+		cp(s.dst[l:l+n], s.src[r:r+n])
+		if s.o.left == 0 {
 			ss = append(ss[:next], ss[next+1:]...)
 		}
 	}
 	return errs
 }
 
-// stream is one block of ReadEach copied out of its owner's mapped memory:
-// cursors over the destination's runs and the owner's.
+// stream is one block of ReadEach copied out of its owner's mapped memory
+// (src from the block's d.Off on).
 type stream struct {
 	dst, src []byte
-	lc, rc   *transport.RunCursor
-	left     int64
-}
-
-// at is the destination offset of the stream's next byte.
-func (s *stream) at() int64 { off, _ := s.lc.Run(); return off }
-
-// step copies the stream's next piece (the overlap of a destination run and
-// an owner's run) and reports whether the stream is done.
-func (s *stream) step(cp func(dst, src []byte) int) bool {
-	l, ln := s.lc.Run()
-	r, rn := s.rc.Run()
-	n := min(ln, rn, s.left)
-	cp(s.dst[l:l+n], s.src[r:r+n])
-	s.lc.Skip(n)
-	s.rc.Skip(n)
-	s.left -= n
-	return s.left == 0
+	o        *overlaps
 }
