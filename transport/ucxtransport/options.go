@@ -98,7 +98,7 @@ func (o *Options) check() error {
 			return fmt.Errorf("ucxtransport: %w", err)
 		}
 		o.SingleCopy = o.SingleCopy || (on && !tcpOnly(tls))
-		ucx.SetEnv(ucx.TCPDefaults(tls, os.LookupEnv))
+		ucx.SetEnv(ucx.TCPDefaults(tls, ucx.SendBufferExchange, os.LookupEnv))
 		ucx.SetEnv(rndvDefaults(os.LookupEnv))
 	}
 	return nil
