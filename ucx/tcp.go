@@ -10,11 +10,11 @@ import (
 // tcpRecvBuffer is the receive buffer size of UCX's tcp sockets unless
 // UCX_TCP_RCVBUF says otherwise. With the kernel's default ("auto") a block
 // of several MiB crosses loopback in many small steps, each waiting for the
-// peer to wake and drain its socket; with 4 MiB the 64 MiB exchange of array
-// coupling over tcp measured 1.4-1.7 times faster. Smaller ones measured
-// slower there (three interleaved triples, rounds at 64 / 256 MiB: 4 MiB
-// 21.2-25.8 / 76-104 ms, 1 MiB 21.6-28.7 / 109-113, 768 KiB 28.0-32.8 /
-// 117-126).
+// peer to wake and drain its socket; with 4 MiB for both buffers the 64 MiB
+// exchange of array coupling over tcp measured 1.4-1.7 times faster. Smaller
+// receive buffers measured slower there, with the send buffer at 384 KiB
+// (three interleaved triples, rounds at 64 / 256 MiB: 4 MiB 21.2-25.8 /
+// 76-104 ms, 1 MiB 21.6-28.7 / 109-113, 768 KiB 28.0-32.8 / 117-126).
 const tcpRecvBuffer = "4M"
 
 // The send buffer sizes of UCX's tcp sockets (UCX_TCP_SNDBUF) for the two
