@@ -17,6 +17,13 @@ type Options struct {
 	// environment has been read; keys are names without the UCX_ prefix,
 	// e.g. {"TLS": "tcp"}.
 	Config map[string]string
+	// Env holds settings that UCX reads only from the UCX_* environment,
+	// when a context or worker opens its transports (names without the
+	// UCX_ prefix, e.g. {"TCP_SNDBUF": "384K"}): UCX 1.13 applies Config to
+	// no transport (it warns of such keys as invalid). They are in the
+	// environment only while NewContext and the context's NewWorker run, so
+	// they reach neither another context of the process nor a child process.
+	Env map[string]string
 	// ErrMode is the error handling mode of the context's endpoints.
 	ErrMode ErrMode
 }
@@ -42,13 +49,18 @@ type Context struct {
 	mu      sync.Mutex
 	h       C.ucp_context_h
 	errMode ErrMode
+	env     map[string]string // Options.Env, for the workers
 }
 
-// NewContext initialises UCP. The UCX_* environment variables are honoured;
-// opts.Config (which may be nil) overrides them.
+// NewContext initialises UCP. The UCX_* environment variables are honoured,
+// with opts.Env (opts may be nil) in force meanwhile; opts.Config overrides
+// them.
 func NewContext(opts *Options) (*Context, error) {
 	envMu.Lock()
 	defer envMu.Unlock()
+	if opts != nil {
+		defer setEnv(opts.Env)()
+	}
 	var cfg *C.ucp_config_t
 	if err := statusErr("config_read", C.ucp_config_read(nil, nil, &cfg)); err != nil {
 		return nil, err
@@ -72,7 +84,7 @@ func NewContext(opts *Options) (*Context, error) {
 	}
 	c := &Context{}
 	if opts != nil {
-		c.errMode = opts.ErrMode
+		c.errMode, c.env = opts.ErrMode, opts.Env
 	}
 	if err := statusErr("init", C.cu_init(cfg, &c.h)); err != nil {
 		return nil, err

@@ -1,10 +1,8 @@
 package ucx
 
 import (
-	"os"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // tcpRecvBuffer is the receive buffer size of UCX's tcp sockets unless
@@ -73,22 +71,4 @@ func TCPDefaults(tls, sendBuffer string, lookup func(string) (string, bool)) map
 		}
 	}
 	return cfg
-}
-
-// envMu serialises this package's changes to the environment with the UCX
-// calls that read it (NewContext, NewWorker): the C library's getenv and
-// setenv are not safe against each other.
-var envMu sync.Mutex
-
-// SetEnv sets UCX_<name> to each value of cfg in the process environment.
-// Settings of a transport (TCP_*) go this way, before NewContext: UCX 1.13
-// reads them from the environment when it opens the transport, and applies
-// those given to Options.Config to no transport (it warns of them as
-// invalid).
-func SetEnv(cfg map[string]string) {
-	envMu.Lock()
-	defer envMu.Unlock()
-	for k, v := range cfg {
-		os.Setenv("UCX_"+k, v)
-	}
 }

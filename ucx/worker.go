@@ -69,7 +69,9 @@ func (c *Context) NewWorker(mode ThreadMode) (*Worker, error) {
 	}
 	w := &Worker{ctx: c, mode: mode, pending: map[*Request]struct{}{}}
 	envMu.Lock() // the transports read their settings from the environment here
+	restore := setEnv(c.env)
 	err = statusErr("worker_create", C.cu_worker_create(ch, mode.c(), &w.h))
+	restore()
 	envMu.Unlock()
 	if err != nil {
 		return nil, err

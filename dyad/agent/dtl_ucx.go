@@ -129,8 +129,7 @@ func (a *Agent) ucxNode() (*ucxNode, error) {
 	// Over tcp, the transport's segments and receive buffers that array coupling
 	// runs with too, and a send buffer that takes a whole slot: a put of 64 MiB
 	// moves twice as fast as with UCX's defaults.
-	ucx.SetEnv(ucx.TCPDefaults(tls, ucx.SendBufferStream, os.LookupEnv))
-	uo := &ucx.Options{ErrMode: ucxErrMode(tls)}
+	uo := &ucx.Options{ErrMode: ucxErrMode(tls), Env: ucx.TCPDefaults(tls, ucx.SendBufferStream, os.LookupEnv)}
 	if a.opts.UCXTLS != "" {
 		uo.Config = map[string]string{"TLS": a.opts.UCXTLS}
 	}

@@ -2,6 +2,7 @@ package ucxtransport
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -98,8 +99,8 @@ func (o *Options) check() error {
 			return fmt.Errorf("ucxtransport: %w", err)
 		}
 		o.SingleCopy = o.SingleCopy || (on && !tcpOnly(tls))
-		ucx.SetEnv(ucx.TCPDefaults(tls, ucx.SendBufferExchange, os.LookupEnv))
-		ucx.SetEnv(rndvDefaults(os.LookupEnv))
+		o.UCX.Env = ucx.TCPDefaults(tls, ucx.SendBufferExchange, os.LookupEnv)
+		maps.Copy(o.UCX.Env, rndvDefaults(os.LookupEnv))
 	}
 	return nil
 }
