@@ -21,12 +21,13 @@ const tcpRecvBuffer = "4M"
 const (
 	// SendBufferExchange is for array coupling's tag messages, which the
 	// receiver copies out of its socket into its rows as they come. With a
-	// buffer of 4 MiB the sender copied most of a chunk into the kernel in
-	// one call, out of the cache by the time the receiver copied it out,
-	// and one progress call of the worker ran for milliseconds (2-3 ms of
-	// CPU, 5-15 ms on a crowded core), in which a rank hosting a matcher
+	// buffer of 4 MiB one progress call of the sender's worker copied
+	// megabytes into the kernel and ran for milliseconds (2-3 ms of CPU,
+	// 5-15 ms on a crowded core), in which a rank hosting a matcher
 	// answered no reader (the second reader's request waited 4-18 ms in
-	// half the rounds). Case 6a of couplet bench, UCX tcp / raw MPI over
+	// half the rounds), and the receiver copied out bytes written long
+	// before (likely no longer in the cache) instead of taking turns with
+	// the sender in smaller pieces. Case 6a of couplet bench, UCX tcp / raw MPI over
 	// tcp within each launch (two interleaved runs of two launches each):
 	// 1.05-1.10 at 64 MiB and 0.90-1.53 at 256 MiB with 384 KiB, against
 	// 0.60-0.80 and 0.73-0.97 with 4 MiB; 1 GiB rounds took 335-406 ms
