@@ -27,11 +27,11 @@ const (
 	// answered no reader (the second reader's request waited 4-18 ms in
 	// half the rounds), and the receiver copied out bytes written long
 	// before (likely no longer in the cache) instead of taking turns with
-	// the sender in smaller pieces. Case 6a of couplet bench, UCX tcp / raw MPI over
-	// tcp within each launch (two interleaved runs of two launches each):
-	// 1.05-1.10 at 64 MiB and 0.90-1.53 at 256 MiB with 384 KiB, against
-	// 0.60-0.80 and 0.73-0.97 with 4 MiB; 1 GiB rounds took 335-406 ms
-	// against 515-550. Among 128, 192, 256, 384, 512 and 768 KiB, 384 was
+	// the sender in smaller pieces. Case 6a of couplet bench, UCX tcp / raw
+	// MPI over tcp within each launch (two interleaved runs of two launches
+	// each): 1.05-1.10 at 64 MiB and 0.90-1.53 at 256 MiB with 384 KiB,
+	// against 0.60-0.80 and 0.73-0.97 with 4 MiB; 1 GiB rounds took 335-406
+	// ms against 515-550. Among 128, 192, 256, 384, 512 and 768 KiB, 384 was
 	// fastest at 64 and 256 MiB (128 KiB: 31-32 ms a round at 64 MiB
 	// against 19-21).
 	SendBufferExchange = "384K"
