@@ -161,51 +161,39 @@ func held(t *mpitransport.Transport, pause time.Duration) {
 	mem, err := cma.Alloc(int(8 * n))
 	must(err, "cma.Alloc")
 	defer func() { must(cma.Free(mem), "cma.Free") }()
-	src := unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n)
-	for i := range src {
-		src[i] = drivecheck.Value(rank, i)
+	x := &drivecheck.Exchange{Shape: heldShape, Src: unsafe.Slice((*float64)(unsafe.Pointer(&mem[0])), n),
+		Dsts: [][]float64{make([]float64, n)}}
+	for i := range x.Src {
+		x.Src[i] = drivecheck.Value(rank, i)
 	}
-	dst := make([]float64, n)
-	for i := range dst {
-		dst[i] = math.NaN()
+	for i := range x.Dsts[0] {
+		x.Dsts[0][i] = math.NaN()
 	}
 	halves := []drivecheck.Box{
 		{Start: []int64{0, 0, 0}, Count: []int64{4, 1024, 512}},
 		{Start: []int64{0, 0, 512}, Count: []int64{4, 1024, 512}},
 	}
-	var ps []transport.Pending
 	for i, b := range halves {
-		r, err := t.RecvBlock(peer, 200+i, drivecheck.Block(dst, heldShape, b))
+		r, err := t.RecvBlock(peer, 200+i, drivecheck.Block(x.Dsts[0], heldShape, b))
 		must(err, "RecvBlock")
-		ps = append(ps, r)
+		x.Ps = append(x.Ps, r)
 	}
 	send := func(i int) {
-		s, err := t.SendBlock(peer, 200+i, drivecheck.Block(src, heldShape, halves[i]))
+		s, err := t.SendBlock(peer, 200+i, drivecheck.Block(x.Src, heldShape, halves[i]))
 		must(err, "SendBlock")
-		ps = append(ps, s)
+		x.Ps = append(x.Ps, s)
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier") // the pauses start together
 	send(0)
 	for end := time.Now().Add(pause); time.Now().Before(end); {
-		_, err := t.Drive(ps, time.Until(end), -1)
+		_, err := t.Drive(x.Ps, time.Until(end), -1)
 		must(err, "Drive")
 	}
 	send(1)
-	for end := time.Now().Add(driveDeadline); ; {
-		done, err := t.Drive(ps, time.Millisecond, -1)
-		must(err, "Drive")
-		if done {
-			break
-		}
-		if time.Now().After(end) {
-			fatalf("pause %v: halves not complete after %v", pause, driveDeadline)
-		}
-	}
-	for i, v := range dst {
-		if want := drivecheck.Value(peer, i); v != want {
-			failf("pause %v: element %d is %v, want %v", pause, i, v, want)
-			break
-		}
+	_, err = x.Complete(t, time.Millisecond, driveDeadline)
+	must(err, fmt.Sprintf("pause %v: Complete", pause))
+	if err := x.Check(peer); err != nil {
+		failf("pause %v: %v", pause, err)
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
 }
