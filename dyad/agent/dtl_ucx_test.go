@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/couplet-hpc/couplet/ucx"
 )
 
@@ -179,16 +177,18 @@ func TestSlotDrain(t *testing.T) {
 }
 
 // TestReadChunk reads a chunk of a file from its mapping, without one, past the end of
-// the mapping (a file grown since), and from a mapping whose file was cut short meanwhile,
-// which fails with an error instead of crashing.
+// the mapping (a file grown since), from a mapping that starts further in and before it,
+// and from a mapping whose file was cut short meanwhile, which fails with an error
+// instead of crashing.
 func TestReadChunk(t *testing.T) {
 	want := make([]byte, 3*holeBlock+5)
 	for i := range want {
-		want[i] = byte(i*7 + 1)
+		want[i] = byte(i*7 + i/251 + 1) // not periodic in a page
 	}
 	for _, c := range []struct {
 		name    string
-		mapSize int64 // bytes mapped before the read; 0: no mapping
+		mapFrom int64 // where the mapping starts
+		mapSize int64 // where it ends; 0: no mapping
 		cutTo   int64 // the file's size at the read, after the mapping
 		off, n  int64
 		changed bool // the read fails: the file changed under it
@@ -197,6 +197,9 @@ func TestReadChunk(t *testing.T) {
 		{name: "unmapped", cutTo: int64(len(want)), off: 5, n: 2 * holeBlock},
 		{name: "past the mapping", mapSize: holeBlock, cutTo: int64(len(want)), off: holeBlock - 2, n: 100},
 		{name: "cut short", mapSize: int64(len(want)), cutTo: 0, off: 2 * holeBlock, n: holeBlock, changed: true},
+		{name: "mapped further in", mapFrom: holeBlock, mapSize: int64(len(want)), cutTo: int64(len(want)), off: holeBlock + 3, n: holeBlock},
+		{name: "across the mapping's start", mapFrom: holeBlock, mapSize: int64(len(want)), cutTo: int64(len(want)), off: holeBlock - 2, n: 100},
+		{name: "mapped further in, cut short", mapFrom: holeBlock, mapSize: int64(len(want)), cutTo: 0, off: holeBlock + 3, n: 100, changed: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := os.Create(filepath.Join(t.TempDir(), "f"))
@@ -205,13 +208,11 @@ func TestReadChunk(t *testing.T) {
 			}
 			defer f.Close()
 			f.Write(want)
-			m := mapFile(f, c.mapSize)
-			if c.mapSize > 0 && m == nil {
+			m := mapFile(f, c.mapFrom, c.mapSize)
+			if c.mapSize > c.mapFrom && m.b == nil {
 				t.Skip("the file system does not map files")
 			}
-			if m != nil {
-				defer unix.Munmap(m)
-			}
+			defer m.unmap()
 			f.Truncate(c.cutTo)
 			p := make([]byte, c.n)
 			err = readChunk(f, m, p, c.off)

@@ -9,17 +9,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapFile maps size bytes of f read-only; nil where it cannot (size 0, or a file system
-// that does not map). The caller unmaps it.
-func mapFile(f *os.File, size int64) []byte {
-	if size <= 0 {
-		return nil
+// fileMap is a read-only mapping of a file's bytes from offset from on; empty (b nil)
+// where there is none.
+type fileMap struct {
+	b    []byte
+	from int64
+}
+
+// mapFile maps the bytes of f from offset from (a multiple of the page size) up to size,
+// read-only; empty where there are none or the file system does not map. The caller
+// unmaps it.
+func mapFile(f *os.File, from, size int64) fileMap {
+	if size <= from {
+		return fileMap{}
 	}
-	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	m, err := unix.Mmap(int(f.Fd()), from, int(size-from), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil
+		return fileMap{}
 	}
-	return m
+	return fileMap{b: m, from: from}
+}
+
+// covers reports whether the mapping holds the n bytes at off.
+func (m fileMap) covers(off, n int64) bool {
+	return m.b != nil && off >= m.from && off+n <= m.from+int64(len(m.b))
+}
+
+// unmap releases the mapping, if there is one.
+func (m fileMap) unmap() {
+	if m.b != nil {
+		unix.Munmap(m.b)
+	}
 }
 
 // faultGuard runs fn, which reads a file through its mapping. A file cut short under the

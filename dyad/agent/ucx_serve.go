@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/couplet-hpc/couplet/dyad/ofd"
 	"github.com/couplet-hpc/couplet/dyad/wire"
 	"github.com/couplet-hpc/couplet/ucx"
@@ -101,12 +99,10 @@ func (a *Agent) sendFileUCX(c net.Conn, m *wire.Msg) (int64, error) {
 			srcs = append(srcs, s)
 		}
 	}
-	// Chunks are copied out of a mapping of the file (readChunk), unmapped once the
-	// prefetch below is done with it.
-	fileMap := mapFile(f, plan.size)
-	if fileMap != nil {
-		defer unix.Munmap(fileMap)
-	}
+	// Chunks past mapFrom are copied out of a mapping of the file (readChunk), unmapped
+	// once the prefetch below is done with it.
+	fileMap := mapFile(f, mapFrom, plan.size)
+	defer fileMap.unmap()
 	// prefetch reads chunk k, at off, into its source buffer on a goroutine of its own.
 	var next chan error // the read of the next chunk, waited for before any return
 	defer func() {
@@ -227,20 +223,28 @@ func putFlush(w *ucx.Worker, ep *ucx.Endpoint, p []byte, remote uint64, rk *ucx.
 	return ucx.WaitAll(w, []*ucx.Request{put, fl}, d)
 }
 
-// readChunk fills p with the file's bytes at off: copied from m, f's mapping, when it
-// covers them, else read. The copy from the mapping runs in user space with vector
-// instructions, where pread's copy runs in the kernel, which on a CPU without ERMS or FSRM
-// (the machine of docs/PERFORMANCE.md) copies 8 bytes at a time: 16 MiB took 2.1 ms
-// against 2.8, and the ucx DTL over sm staged 16 MiB in 6.6-7.7 ms against 7.6-9.6,
-// 256 MiB in 87-90 against 100-110 and 1 GiB in 337-358 against 388-445 (case 4's
-// rounds, three interleaved pairs of launches).
-func readChunk(f *os.File, m, p []byte, off int64) error {
-	if m == nil || off < 0 || off+int64(len(p)) > int64(len(m)) {
+// readChunk fills p with the file's bytes at off: copied from m, a mapping of f, when it
+// covers them, else read.
+func readChunk(f *os.File, m fileMap, p []byte, off int64) error {
+	if !m.covers(off, int64(len(p))) {
 		_, err := f.ReadAt(p, off)
 		return err
 	}
-	if err := faultGuard(func() { copy(p, m[off:]) }); err != nil {
+	if err := faultGuard(func() { copy(p, m.b[off-m.from:]) }); err != nil {
 		return fmt.Errorf("read %d bytes at %d: %w", len(p), off, err)
 	}
 	return nil
 }
+
+// mapFrom is where the producer's mapping of a file starts: the bytes before it are read
+// (pread), those after it copied from the mapping. A fresh mapping costs a page fault
+// per page (or run of pages) the copy first touches, and its unmapping a TLB flush, which
+// on the machine of docs/PERFORMANCE.md (a VM) a small file does not earn back, while the
+// copy out of it runs in user space with vector instructions and beats pread's over
+// hundreds of MiB. Measured with
+// BenchmarkStagingUCX (ucx-sm, interleaved runs): 1 MiB staged in 1.11-1.20 ms read
+// against 1.70-1.98 mapped; 16 MiB in 5.6-6.2 ms with the first 32 MiB read, 1.05-1.14
+// times the rpc DTL's throughput in the same runs, against 6.0-6.9 ms and 0.93-1.05
+// mapped (four pairs); 256 MiB in 95-97 ms read against 86-90 mapped (three pairs), and
+// in 58-66 ms with the first 32 MiB read against 61-66 mapped (two pairs).
+const mapFrom = 32 << 20
