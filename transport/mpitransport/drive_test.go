@@ -22,7 +22,8 @@ var singleRE = regexp.MustCompile(`single rank (\d) readfrom=(\d+) readby=(\d+) 
 // when SingleCopyEnv turns them on and the kernel allows them, by MPI by default,
 // when the probe at Join is refused (ranks without CAP_SYS_PTRACE that are
 // not dumpable), and when the reads are refused after Join (every read
-// falls back to MPI).
+// falls back to MPI, and a receive canceled after its refusal still takes
+// the block the sender then sends by MPI).
 func TestDrive(t *testing.T) {
 	prog := mpitest.Build(t, "./testprog")
 	// setpriv drops CAP_SYS_PTRACE, so the ranks (root) may read each

@@ -475,7 +475,8 @@ func (p *singleRecv) Test() (bool, error) {
 
 // Cancel abandons the receive: nothing is written into the block after it
 // returns. A descriptor that already came is answered as declined, so the
-// sender is not left waiting.
+// sender is not left waiting; after a refusal the sender sends the block by
+// MPI, which Cancel then takes (it is in the block when Cancel returns).
 func (p *singleRecv) Cancel() error {
 	if p.done {
 		return nil
@@ -496,8 +497,11 @@ func (p *singleRecv) Cancel() error {
 		return err
 	}
 	var err error
-	if p.fb != nil {
-		err = p.fb.Cancel()
+	if fb, ok := p.fb.(*pending); ok {
+		// Canceled, the receive would leave the sender's MPI send, which
+		// the refusal promised, waiting for a receive that never comes.
+		_, err = fb.req.WaitTimeout(p.t.timeout)
+		fb.free()
 	}
 	if _, werr := p.areq.WaitTimeout(p.t.timeout); werr != nil {
 		err = errors.Join(err, werr)

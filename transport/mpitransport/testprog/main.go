@@ -9,7 +9,8 @@
 //
 // With -undumpable before|after a rank makes itself non-dumpable (before or
 // after Join): under a launcher that drops CAP_SYS_PTRACE, the kernel then
-// refuses the peer's single-copy reads.
+// refuses the peer's single-copy reads. After Join, rank 1 also cancels a
+// receive whose read was refused (canceledRefused).
 package main
 
 import (
@@ -74,6 +75,9 @@ func main() {
 		held(t, pause)
 	}
 	incomplete(t)
+	if *undumpable == "after" {
+		canceledRefused(t)
+	}
 	if err := drivecheck.Watched(t, t, t.Rank(), 1-t.Rank()); err != nil {
 		failf("%v", err)
 	}
@@ -237,6 +241,50 @@ func incomplete(t *mpitransport.Transport) {
 	}
 	if got[7] != float64(peer) || got[0] != 1 {
 		failf("block completed by Drive holds %v", got)
+	}
+	must(mpi.Barrier(mpi.World()), "Barrier")
+}
+
+// canceledRefused has rank 1 cancel a receive whose single-copy read the
+// kernel refused, once it asked rank 0 for the block by MPI instead: rank
+// 0's send completes (a canceled MPI receive would leave it waiting), and
+// the block holds rank 0's values when Cancel returns.
+func canceledRefused(t *mpitransport.Transport) {
+	shape := []int64{mpitransport.MinSingleCopy / 8}
+	box := drivecheck.Box{Start: []int64{0}, Count: shape}
+	buf := make([]float64, shape[0])
+	for i := range buf {
+		buf[i] = drivecheck.Value(0, i)
+		if rank == 1 {
+			buf[i] = math.NaN()
+		}
+	}
+	if rank == 0 {
+		s, err := t.SendBlock(1, 600, drivecheck.Block(buf, shape, box))
+		must(err, "SendBlock")
+		if done, err := t.Drive([]transport.Pending{s}, driveDeadline, -1); !done || err != nil {
+			failf("send to a receive canceled after a refused read: done=%v err=%v after %v", done, err, driveDeadline)
+		}
+		must(mpi.Barrier(mpi.World()), "Barrier")
+		return
+	}
+	r, err := t.RecvBlock(0, 600, drivecheck.Block(buf, shape, box))
+	must(err, "RecvBlock")
+	refused := t.SingleCopy().Refused
+	for end := time.Now().Add(driveDeadline); t.SingleCopy().Refused == refused; {
+		if time.Now().After(end) {
+			fatalf("no read refused in %v", driveDeadline)
+		}
+		if done, err := r.Test(); done || err != nil {
+			fatalf("receive whose read is refused: done=%v err=%v", done, err)
+		}
+	}
+	must(r.Cancel(), "Cancel after a refused read")
+	for i, v := range buf {
+		if v != drivecheck.Value(0, i) {
+			failf("block canceled after a refused read: element %d is %v, want %v", i, v, drivecheck.Value(0, i))
+			break
+		}
 	}
 	must(mpi.Barrier(mpi.World()), "Barrier")
 }
