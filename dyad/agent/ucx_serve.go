@@ -237,14 +237,14 @@ func readChunk(f *os.File, m fileMap, p []byte, off int64) error {
 }
 
 // mapFrom is where the producer's mapping of a file starts: the bytes before it are read
-// (pread), those after it copied from the mapping. A fresh mapping costs a page fault
-// per page (or run of pages) the copy first touches, and its unmapping a TLB flush, which
-// on the machine of docs/PERFORMANCE.md (a VM) a small file does not earn back, while the
+// (pread), those after it copied from the mapping. A fresh mapping costs a page fault per
+// page (or run of pages) the copy first touches, and its unmapping a TLB flush, which on
+// the machine of docs/PERFORMANCE.md (a VM) a small file does not earn back, while the
 // copy out of it runs in user space with vector instructions and beats pread's over
-// hundreds of MiB. Measured with
-// BenchmarkStagingUCX (ucx-sm, interleaved runs): 1 MiB staged in 1.11-1.20 ms read
-// against 1.70-1.98 mapped; 16 MiB in 5.6-6.2 ms with the first 32 MiB read, 1.05-1.14
-// times the rpc DTL's throughput in the same runs, against 6.0-6.9 ms and 0.93-1.05
-// mapped (four pairs); 256 MiB in 95-97 ms read against 86-90 mapped (three pairs), and
-// in 58-66 ms with the first 32 MiB read against 61-66 mapped (two pairs).
+// hundreds of MiB. Measured with BenchmarkStagingUCX (ucx-sm, interleaved runs): 1 MiB
+// staged in 1.11-1.20 ms read against 1.70-1.98 mapped; 16 MiB in 5.6-6.2 ms with the
+// first 32 MiB read, 1.05-1.14 times the rpc DTL's throughput in the same runs, against
+// 6.0-6.9 ms and 0.93-1.05 mapped (four pairs); 256 MiB in 95-97 ms read against 86-90
+// mapped (three pairs), and in 58-66 ms with the first 32 MiB read against 61-66 mapped
+// (two pairs).
 const mapFrom = 32 << 20

@@ -500,7 +500,10 @@ func (p *singleRecv) Cancel() error {
 	if fb, ok := p.fb.(*pending); ok {
 		// Canceled, the receive would leave the sender's MPI send, which
 		// the refusal promised, waiting for a receive that never comes.
-		_, err = fb.req.WaitTimeout(p.t.timeout)
+		// Only a sender silent for the timeout gets it canceled.
+		if _, err = fb.req.WaitTimeout(p.t.timeout); err != nil {
+			err = errors.Join(err, fb.Cancel())
+		}
 		fb.free()
 	}
 	if _, werr := p.areq.WaitTimeout(p.t.timeout); werr != nil {
