@@ -150,3 +150,35 @@ func testWaitParks(t *testing.T, inThread bool, want string) {
 		}
 	}
 }
+
+// TestWaitNoticesUnsignaled checks that a condition set without any UCX event
+// or Signal, as a completion whose wake-up never comes looks to a waiter, is
+// noticed long before maxSleep: a wait's sleeps start at firstSleep. The
+// condition is set 2 ms into the wait; the least of several tries is compared,
+// so that a late wake-up on a busy machine does not decide it, and a first
+// sleep of maxSleep never comes under half of it.
+func TestWaitNoticesUnsignaled(t *testing.T) {
+	for _, m := range sleepModes {
+		t.Run(m.name, func(t *testing.T) {
+			n := newNode(t, "tcp")
+			n.w.SleepInThread(m.inThread)
+			least := time.Duration(1<<63 - 1)
+			for range 5 {
+				var set atomic.Bool
+				var at atomic.Int64
+				go func() {
+					time.Sleep(2 * time.Millisecond)
+					at.Store(time.Now().UnixNano())
+					set.Store(true)
+				}()
+				if err := n.w.WaitTimeout(testTimeout, set.Load); err != nil {
+					t.Fatal(err)
+				}
+				least = min(least, time.Since(time.Unix(0, at.Load())))
+			}
+			if least >= maxSleep/2 {
+				t.Errorf("the wait noticed its condition %v after it was set at best (5 tries), want under %v", least, maxSleep/2)
+			}
+		})
+	}
+}
