@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,8 @@ func sameFile(t *testing.T, a, b string) {
 	}
 }
 
+var monitorLowered = regexp.MustCompile(`Go runtime monitor thread \d+ at nice 19\n`)
+
 // TestTransferMPMD couples writer.c and reader.c in one MPMD launch, blocking
 // and nonblocking, linked and preloaded; the uncoupled side file written
 // alongside must equal the real libpnetcdf's.
@@ -71,13 +74,17 @@ func TestTransferMPMD(t *testing.T) {
 		for _, mode := range []string{"blocking", "nb"} {
 			t.Run(l.name+"/"+mode, func(t *testing.T) {
 				dir := t.TempDir()
-				env := append(l.env(t), config(t, "transfer.ini"))
+				env := append(l.env(t), config(t, "transfer.ini"), "DTF_VERBOSE_LEVEL=1")
 				out := mpitest.Run(t, runTimeout,
 					mpitest.App{NP: 4, Prog: l.prog(t, "writer"), Env: env,
 						Args: []string{filepath.Join(dir, "coupled.nc"), filepath.Join(dir, "side.nc"), mode}},
 					mpitest.App{NP: 2, Prog: l.prog(t, "reader"), Env: env,
 						Args: []string{filepath.Join(dir, "coupled.nc"), mode}})
 				expectVerified(t, out, "verified 120 values", 2)
+				// The library's runtime found its monitor thread too.
+				if n := len(monitorLowered.FindAllString(out, -1)); n != 2 {
+					t.Errorf("%d components lowered the runtime's monitor thread to nice 19, want 2; output:\n%s", n, out)
+				}
 				if _, err := os.Stat(filepath.Join(dir, "coupled.nc")); err == nil {
 					t.Errorf("transfer mode wrote coupled.nc to disk")
 				}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/couplet-hpc/couplet/dtf/protocol"
+	"github.com/couplet-hpc/couplet/internal/sysmon"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
@@ -112,12 +113,25 @@ func Init(configPath, component string) error {
 			return err
 		}
 	}
-	e.reportStart()
+	e.reportStart(lowerMonitor())
 	if cfg.ProgressThread && mpi.QueryThread() == mpi.ThreadMultiple {
 		e.startBackground()
 	}
 	eng = e
 	return nil
+}
+
+// lowerMonitor lowers the Go runtime's monitor thread (package sysmon says
+// why) unless sysmon.Env is 0, and says what it did for the verbose report.
+func lowerMonitor() string {
+	if os.Getenv(sysmon.Env) == "0" {
+		return "left alone (" + sysmon.Env + "=0)"
+	}
+	tid, err := sysmon.Lower()
+	if err != nil {
+		return "left alone: " + err.Error()
+	}
+	return fmt.Sprintf("thread %d at nice %d", tid, sysmon.Nice)
 }
 
 // findComponent resolves this process's component index: the name given to

@@ -98,13 +98,14 @@ func (e *engine) noteOpened(path string) {
 	}
 }
 
-// reportStart prints the configuration on the component's rank 0 when
+// reportStart prints the configuration, and what became of the runtime's
+// monitor thread (lowerMonitor), on the component's rank 0 when
 // DTF_VERBOSE_LEVEL is 1 or more.
-func (e *engine) reportStart() {
+func (e *engine) reportStart(monitor string) {
 	if e.cfg.VerboseLevel < 1 || e.comm.Rank() != 0 {
 		return
 	}
-	fmt.Fprintf(verboseOut, "couplet: component %s (%d ranks)\n", e.cfg.CompNames[e.comp], e.comm.Size())
+	fmt.Fprintf(verboseOut, "couplet: component %s (%d ranks), Go runtime monitor %s\n", e.cfg.CompNames[e.comp], e.comm.Size(), monitor)
 	e.cfg.WriteSummary(verboseOut)
 }
 

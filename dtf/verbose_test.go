@@ -49,8 +49,8 @@ comp2 = "r"
 	env := []string{"DTF_VERBOSE_LEVEL=1", "DTF_PRINT_STATS=1", "DTF_USE_MSG_BUFFER=1"}
 	out := mpitest.Run(t, 3*time.Minute, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env}, mpitest.App{NP: 2, Prog: bin, Args: a, Env: env})
 	for _, want := range []string{
-		"couplet: component w (2 ranks)",
-		"couplet: component r (2 ranks)",
+		"couplet: component w (2 ranks), Go runtime monitor thread ",
+		"couplet: component r (2 ranks), Go runtime monitor thread ",
 		"partition range (iodb_range 3)",
 		"verbose 1",
 		cfg + ":8: do_checksum = 1: accepted for DTF compatibility, has no effect here",
@@ -65,6 +65,9 @@ comp2 = "r"
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	if n := len(regexp.MustCompile(`Go runtime monitor thread \d+ at nice 19\n`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("%d components lowered the runtime's monitor thread to nice 19, want 2", n)
 	}
 	// Readers keep matching, waiting for the schedules and for the writers,
 	// and transfer apart; their ranks do no matching.
