@@ -184,7 +184,12 @@ func writeExchange(w io.Writer, r *Results) {
 	p("(five interleaved pairs of launches), and replay on / raw MPI read 0.86-0.90 against 0.81-0.87.")
 	p("With the watching thread, raw MPI took 7.8-8.2 ms against 7.7-7.8 with it off and 8.3-9.0 with")
 	p("the polling goroutine, and couplet's rounds 5-14%% less than with that goroutine (three")
-	p("interleaved triples of launches). The ways:")
+	p("interleaved triples of launches). Both kinds of round also run with the Go runtime's monitor")
+	p("thread (sysmon) at nice 19, as `dtf.Init` leaves it (`internal/sysmon`): at its default priority")
+	p("its wake-ups, 20 us apart around every long cgo call, preempted the ranks copying data, and")
+	p("couplet / raw MPI read 0.79-0.80 at 64 MiB and 0.90-0.92 at 256 MiB against 0.85 and 0.92-0.94")
+	p("lowered (two interleaved pairs of `--cases 1 --sizes 64,256 --launches 2` runs; replay on")
+	p("0.84-0.86 against 0.90-0.91 at 64 MiB). The ways:")
 	p("")
 	for _, m := range ExchangeModes {
 		p("- **%s**: %s", ModeLabel[m], modeDetail[m])
