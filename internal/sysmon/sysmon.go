@@ -1,9 +1,9 @@
 // Package sysmon lowers the scheduling priority of the Go runtime's system
 // monitor thread, which couples badly with MPI ranks that outnumber cores.
 //
-// The monitor (sysmon) wakes every 20 us while a goroutine is inside a long
-// cgo call or system call, takes the call's P away after one tick and starts
-// another thread to look for work, and wakes again at the call's return. A
+// The monitor (sysmon) ticks every 20 us for a millisecond after it last had
+// work, takes the P of a cgo call or system call that spans a tick and starts
+// another thread to look for work, and is woken again at the call's return. A
 // rank that waits on MPI inside a cgo call (mpi.TestallFor) pays each of those
 // wake-ups as a context switch on a core that other ranks want, where the
 // monitor's wake preempts whichever rank was copying data. At nice 19 the
@@ -13,6 +13,13 @@
 // interleaved launches) that took the futex and nanosleep calls of 100
 // couplet rounds from 52800 to 29100, the runtime's hand-offs of a P from
 // 6656 to 2587, and couplet / raw MPI from 0.77-0.80 to 0.84-0.87.
+//
+// What it costs: on a core that ranks keep busy, the monitor's ticks, and so
+// the hand-off of a P that a long cgo call holds to another goroutine, wait
+// until the scheduler gets round to a nice-19 thread. couplet's background
+// goroutine needs such a hand-off only in a Go program whose own goroutine sits
+// in a cgo call while a control message waits; a C or Fortran program holds no
+// P while it computes, and inside couplet's calls the background is paused.
 //
 // The runtime does not name its threads. The monitor is the thread that
 // sleeps between ticks in nanosleep(2) called from runtime.usleep: Lower reads
