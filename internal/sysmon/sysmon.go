@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,10 +50,17 @@ const Nice = 19
 
 // Lower finds the monitor thread and sets its nice value to Nice. It returns
 // the thread's id, or an error when no thread is seen sleeping as the monitor
-// does (then nothing changed). Call it from a running goroutine, as dtf.Init's
-// caller is: with every P idle the monitor sleeps on a futex instead.
+// does (then nothing changed).
 func Lower() (int, error) {
-	tid, err := find(unix.Gettid(), threads, syscallOf, funcName, 50)
+	start := time.Now()
+	again := func() bool {
+		if time.Since(start) >= patience {
+			return false
+		}
+		pause()
+		return true
+	}
+	tid, err := find(unix.Gettid(), threads, syscallOf, funcName, again)
 	if err != nil {
 		return 0, err
 	}
@@ -62,25 +70,39 @@ func Lower() (int, error) {
 	return tid, nil
 }
 
+// patience bounds Lower's search. On a node crowded with busy ranks the
+// monitor, woken 20 us after each tick, is mostly runnable rather than asleep
+// until it has seen 50 ticks without work and starts sleeping longer: a make
+// test run with every package at once took it past 50 ms.
+const patience = 2 * time.Second
+
 // find returns the thread other than self that is inside nanosleep called
-// from runtime.usleep, looking up to tries times about a millisecond apart:
-// the monitor may be running at any one look. It spins between looks rather
-// than sleeping, so that a P stays busy.
-func find(self int, list func() ([]int, error), sys func(tid int) (nr int, pc uint64, ok bool), name func(pc uint64) string, tries int) (int, error) {
+// from runtime.usleep, looking again while again() says to (after a pause):
+// the monitor may be running, or waiting for a core, at any one look.
+func find(self int, list func() ([]int, error), sys func(tid int) (nr int, pc uint64, ok bool), name func(pc uint64) string, again func() bool) (int, error) {
 	tids, err := list()
 	if err != nil {
 		return 0, err
 	}
-	for range tries {
+	for {
 		for _, t := range tids {
 			if nr, pc, ok := sys(t); ok && t != self && nr == unix.SYS_NANOSLEEP && strings.HasPrefix(name(pc), "runtime.usleep") {
 				return t, nil
 			}
 		}
-		for t := time.Now(); time.Since(t) < time.Millisecond; {
+		if !again() {
+			return 0, fmt.Errorf("sysmon: none of the %d threads was seen in the runtime's usleep", len(tids))
 		}
 	}
-	return 0, fmt.Errorf("sysmon: none of the %d threads was seen in the runtime's usleep", len(tids))
+}
+
+// pause sleeps a millisecond in a raw system call, which the scheduler does
+// not see: the P stays busy, so the monitor keeps ticking (with every P idle
+// it would sleep on a futex instead) and, finding nothing to do, sleeps
+// longer between ticks.
+func pause() {
+	ts := unix.NsecToTimespec(int64(time.Millisecond))
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
 // threads lists the process's thread ids.

@@ -45,7 +45,9 @@ func TestFind(t *testing.T) {
 				return l.nr, l.pc, l.nr >= 0
 			}
 			name := func(pc uint64) string { return names[pc] }
-			got, err := find(self, func() ([]int, error) { return tids, nil }, sys, name, 4)
+			looksLeft := 4
+			again := func() bool { looksLeft--; return looksLeft > 0 }
+			got, err := find(self, func() ([]int, error) { return tids, nil }, sys, name, again)
 			if c.want == 0 {
 				if err == nil {
 					t.Fatalf("found thread %d, want an error", got)
