@@ -13,7 +13,13 @@
 /* The thread looks only while the watch is neither paused (a caller is
  * progressing MPI itself) nor fired (the owner has not taken the last
  * signal yet), backing off from min_ns to max_ns while nothing waits. mu
- * guards the flags; cv wakes the thread when they change. */
+ * guards the flags; cv wakes the thread when they change in a way it must
+ * see at once: only while it is parked (paused or fired, waiting without a
+ * deadline), and when it must stop. A pause, or a resume of a pause shorter
+ * than the thread's sleep, is seen when the sleep ends: waking the thread
+ * at every pause and resume, twice per wait of every application call, made
+ * it the largest source of context switches couplet adds to an exchange of
+ * ranks that outnumber cores (case 1 of couplet bench). */
 struct couplet_watch {
 	MPI_Comm comm;
 	int tag, efd;
@@ -21,7 +27,9 @@ struct couplet_watch {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int paused, fired, stop;
+	int parked; /* the thread waits on cv with no deadline */
 	unsigned long long tries, looks; /* tries of the MPI-IO exclusion, and probes */
+	unsigned long long wakes;        /* waits ended before their deadline, if any */
 	pthread_t th;
 };
 
@@ -51,13 +59,18 @@ static void *watch_main(void *arg) {
 	while (!w->stop) {
 		if (w->paused || w->fired) {
 			idle = w->min_ns; /* what ended the pause may have left work behind */
+			w->parked = 1;
 			pthread_cond_wait(&w->cv, &w->mu);
+			w->parked = 0;
+			w->wakes++;
 			continue;
 		}
 		struct timespec t;
 		deadline_after(&t, idle);
-		if (pthread_cond_timedwait(&w->cv, &w->mu, &t) != ETIMEDOUT)
+		if (pthread_cond_timedwait(&w->cv, &w->mu, &t) != ETIMEDOUT) {
+			w->wakes++;
 			continue; /* the flags changed: look at them again */
+		}
 		if (w->paused || w->fired || w->stop)
 			continue;
 		pthread_mutex_unlock(&w->mu);
@@ -128,28 +141,34 @@ couplet_watch *couplet_watch_start(MPI_Comm comm, int tag, long long min_ns, lon
 	return w;
 }
 
-static void watch_set(couplet_watch *w, int *field, int v) {
+/* watch_set sets a flag and wakes the thread when it is parked, or always
+ * (wake). It signals after unlocking, so that the woken thread does not
+ * block on the mutex at once. */
+static void watch_set(couplet_watch *w, int *field, int v, int wake) {
 	pthread_mutex_lock(&w->mu);
 	*field = v;
-	pthread_cond_signal(&w->cv);
+	wake = wake || w->parked;
 	pthread_mutex_unlock(&w->mu);
+	if (wake)
+		pthread_cond_signal(&w->cv);
 }
 
-void couplet_watch_pause(couplet_watch *w, int paused) { watch_set(w, &w->paused, paused); }
+void couplet_watch_pause(couplet_watch *w, int paused) { watch_set(w, &w->paused, paused, 0); }
 
-void couplet_watch_rearm(couplet_watch *w) { watch_set(w, &w->fired, 0); }
+void couplet_watch_rearm(couplet_watch *w) { watch_set(w, &w->fired, 0, 0); }
 
-void couplet_watch_counts(couplet_watch *w, unsigned long long *tries, unsigned long long *looks) {
+void couplet_watch_counts(couplet_watch *w, unsigned long long *tries, unsigned long long *looks, unsigned long long *wakes) {
 	pthread_mutex_lock(&w->mu);
 	*tries = w->tries;
 	*looks = w->looks;
+	*wakes = w->wakes;
 	pthread_mutex_unlock(&w->mu);
 }
 
 /* couplet_watch_stop joins the thread and frees the watch; the eventfd
  * stays open for its owner to close. */
 void couplet_watch_stop(couplet_watch *w) {
-	watch_set(w, &w->stop, 1);
+	watch_set(w, &w->stop, 1, 1);
 	pthread_join(w->th, NULL);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);

@@ -51,23 +51,34 @@ func (w *Watcher) Wait() error {
 	return err
 }
 
-// Pause stops the thread looking until Resume.
+// Pause stops the thread looking until Resume. It does not wake the thread:
+// a thread asleep between looks sees the pause when its sleep ends.
 func (w *Watcher) Pause() { w.set(func(cw *C.couplet_watch) { C.couplet_watch_pause(cw, 1) }) }
 
-// Resume lets the thread look again after Pause, starting from the shortest wait.
+// Resume lets the thread look again after Pause: at once, from the shortest
+// wait, if it stopped for the pause; otherwise when its sleep ends, as if
+// there had been no pause.
 func (w *Watcher) Resume() { w.set(func(cw *C.couplet_watch) { C.couplet_watch_pause(cw, 0) }) }
 
 // Rearm lets the thread look again after it saw a message.
 func (w *Watcher) Rearm() { w.set(func(cw *C.couplet_watch) { C.couplet_watch_rearm(cw) }) }
 
-// Counts reports how often the thread tried to look (once per wait that
-// ended while it was neither paused nor fired) and how often it looked (the
-// tries it was not kept out of MPI by another thread's MPI-IO call). After
-// Close both are 0.
-func (w *Watcher) Counts() (tries, looks uint64) {
-	var t, l C.ulonglong
-	w.set(func(cw *C.couplet_watch) { C.couplet_watch_counts(cw, &t, &l) })
-	return uint64(t), uint64(l)
+// WatchCounts is what a Watcher's thread has done so far.
+type WatchCounts struct {
+	// Tries counts the waits that ended while the watch was neither paused
+	// nor fired, Looks those of them that probed (the rest were kept out of
+	// MPI by another thread's MPI-IO call).
+	Tries, Looks uint64
+	// Wakes counts the waits that a change of the flags ended before their
+	// deadline: a Resume or Rearm of a stopped thread, or Close.
+	Wakes uint64
+}
+
+// Counts reports what the thread has done; after Close, all zero.
+func (w *Watcher) Counts() WatchCounts {
+	var t, l, k C.ulonglong
+	w.set(func(cw *C.couplet_watch) { C.couplet_watch_counts(cw, &t, &l, &k) })
+	return WatchCounts{Tries: uint64(t), Looks: uint64(l), Wakes: uint64(k)}
 }
 
 // set applies f to the running thread's flags; after Close it does nothing.
