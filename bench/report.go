@@ -131,7 +131,11 @@ func writeMachine(w io.Writer, r *Results) {
 	}
 	p("| Memory | %.1f GiB |", float64(m.MemBytes)/(1<<30))
 	if m.PageReporting {
-		p("| Free page reporting | on (virtio balloon): the VM hands freed memory back to its host, and memory used again is faulted in afresh, so a measurement's time moves with what the one before it freed |")
+		state := "on during the measurements"
+		if m.PageReportingDeferred != "" {
+			state = fmt.Sprintf("deferred for the measurements: memory is handed back once free for a minute (%s, restored at the end; `--keep-page-reporting` leaves it)", m.PageReportingDeferred)
+		}
+		p("| Free page reporting | on (virtio balloon), %s. The VM hands freed memory back to its host, and memory used again is faulted in afresh, so a measurement's time moves with what the one before it freed: on a 2-core AMD EPYC VM reporting at once (min_free_ms 0), one launch of case 4 at 1 GiB had 10 and 8 rounds over 0.5 s among the ways that take 0.2-0.4 s, against 1 and 2 deferred, and the ucx DTL (sm) took 2.67 (0.85-4.86) GB/s against 4.71 (4.53-5.05) |", state)
 	}
 	if len(m.DAMON) > 0 {
 		state := "on during the measurements"
@@ -178,8 +182,13 @@ func writeExchange(w io.Writer, r *Results) {
 	p("256 MiB read 0.90-0.96 in six launches against 0.96-1.03 in six bound ones. The raw MPI rounds")
 	p("run in the same processes as the coupled ones, beside couplet's background progress")
 	p("(`progress_thread`, on by default): a thread outside the Go scheduler (`mpi.Watcher`) looks for")
-	p("control messages 1, 3, 7, ... ms after each couplet call and wakes a goroutine only when one")
-	p("waits. When that goroutine polled on a Go timer itself, it slowed the raw MPI rounds beside it,")
+	p("control messages 1, 3, 7, ... ms after each couplet call that outlasted its sleep, and wakes a")
+	p("goroutine only when one waits. A shorter call leaves the thread asleep: woken at the pause and")
+	p("the resume around each wait of every call, it was the largest source of the context switches")
+	p("couplet adds to a round (at 4 MiB 183 against raw MPI's 99 a round over the 6 ranks, 145 without")
+	p("those wakes; couplet / raw MPI at 64 MiB 0.95 and 0.96 against 0.94 and 0.946 in two interleaved")
+	p("pairs of `--cases 1 --sizes 64,256 --launches 2` runs, replay on 0.96 and 0.97 against 0.95 and")
+	p("0.96). When that goroutine polled on a Go timer itself, it slowed the raw MPI rounds beside it,")
 	p("and so flattered couplet: at 64 MiB raw MPI took 8.3-11.7 ms a round against 7.3-10.3 with it off")
 	p("(five interleaved pairs of launches), and replay on / raw MPI read 0.86-0.90 against 0.81-0.87.")
 	p("With the watching thread, raw MPI took 7.8-8.2 ms against 7.7-7.8 with it off and 8.3-9.0 with")
