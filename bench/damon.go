@@ -1,15 +1,10 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 )
 
@@ -54,48 +49,12 @@ func damonMonitors(admin string) []string {
 }
 
 // pauseDAMON turns the running kdamonds under admin off and returns what turns them
-// back on (their settings stay in sysfs, so each restarts as it was). The resume runs
-// once, whichever comes first: a call, or SIGINT or SIGTERM to the process (unless it
-// ignores them), after which the signal takes its usual course. With none running it
-// does nothing; when a kdamond cannot be turned off (not root), those turned off so
-// far are resumed and the error returned.
+// back on (their settings stay in sysfs, so each restarts as it was), as applySettings
+// does. With none running it does nothing.
 func pauseDAMON(admin string) (resume func() error, err error) {
-	var paused []string
-	var once sync.Once
-	var rerr error
-	sigs := make(chan os.Signal, 1)
-	resume = func() error {
-		once.Do(func() {
-			signal.Stop(sigs)
-			close(sigs) // ends the goroutine below; Stop guarantees no more sends
-			for _, kd := range paused {
-				if err := os.WriteFile(filepath.Join(kd, "state"), []byte("on"), 0); err != nil {
-					rerr = errors.Join(rerr, fmt.Errorf("bench: turn %s back on: %w", kd, err))
-				}
-			}
-		})
-		return rerr
-	}
+	var ss []setting
 	for _, kd := range runningKdamonds(admin) {
-		if err := os.WriteFile(filepath.Join(kd, "state"), []byte("off"), 0); err != nil {
-			return func() error { return nil }, errors.Join(fmt.Errorf("bench: turn %s off: %w", kd, err), resume())
-		}
-		paused = append(paused, kd)
+		ss = append(ss, setting{path: filepath.Join(kd, "state"), was: "on", set: "off"})
 	}
-	if len(paused) > 0 {
-		// A signal the process was started ignoring (SIGINT in a background job) stays
-		// ignored: caught here, it would end the pause but not the run.
-		for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
-			if !signal.Ignored(s) {
-				signal.Notify(sigs, s)
-			}
-		}
-		go func() {
-			if s, ok := <-sigs; ok {
-				resume()
-				syscall.Kill(os.Getpid(), s.(syscall.Signal))
-			}
-		}()
-	}
-	return resume, nil
+	return applySettings(ss)
 }

@@ -35,6 +35,9 @@ type Machine struct {
 	// which takes them back: memory used again faults in afresh, at a cost that moves
 	// with what the previous measurement freed.
 	PageReporting bool `json:"page_reporting"`
+	// PageReportingDeferred is how the run delayed that reporting for its measurements
+	// ("min_free_ms 0 -> 60000", restored at its end), empty if it did not.
+	PageReportingDeferred string `json:"page_reporting_deferred,omitempty"`
 	// DAMON describes each running kdamond (DAMON's monitoring thread): its sampling
 	// clears the accessed bits of pages it picks at random, and the next access through
 	// a process's mapping then pays for it (see the report's Machine table).

@@ -38,9 +38,13 @@ type Options struct {
 	// KeepDAMON measures with DAMON's running monitors left on; otherwise Run turns
 	// them off for its measurements (where it may: as root) and back on at its end.
 	KeepDAMON bool
-	Quick     bool
-	Command   string               // recorded as the way to reproduce the run
-	Progress  func(string, ...any) // progress lines; nil = silent
+	// KeepPageReporting measures with free page reporting as the kernel has it;
+	// otherwise Run has it wait a minute before it hands freed memory to the VM's
+	// host (where it may) and restores it at its end.
+	KeepPageReporting bool
+	Quick             bool
+	Command           string               // recorded as the way to reproduce the run
+	Progress          func(string, ...any) // progress lines; nil = silent
 }
 
 // DefaultOptions returns the full run of `make bench` (about 20 minutes
@@ -153,6 +157,23 @@ func Run(o Options) (*Results, error) {
 			o.progress("DAMON paused for the measurements (kdamond off; back on at the end, or on SIGINT/SIGTERM)")
 			defer func() {
 				if err := resume(); err != nil {
+					o.progress("%v", err)
+				}
+			}()
+		}
+	}
+	if r.Machine.PageReporting && !o.KeepPageReporting {
+		// Memory handed back at once is faulted in afresh by the next round (see
+		// reportAfter).
+		restore, change, err := deferPageReporting(pageReportingParams)
+		switch {
+		case err != nil:
+			o.progress("free page reporting stays as it is during the measurements: %v", err)
+		case change != "":
+			r.Machine.PageReportingDeferred = change
+			o.progress("free page reporting deferred for the measurements (%s; restored at the end, or on SIGINT/SIGTERM)", change)
+			defer func() {
+				if err := restore(); err != nil {
 					o.progress("%v", err)
 				}
 			}()

@@ -66,6 +66,7 @@ var (
 	benchMCA          []string
 	benchRender       string
 	benchKeepDAMON    bool
+	benchKeepReport   bool
 )
 
 func init() {
@@ -87,6 +88,7 @@ func init() {
 	f.StringVar(&benchOut, "out", "docs", "directory for PERFORMANCE.md and perf/")
 	f.DurationVar(&benchTimeout, "timeout", 10*time.Minute, "limit for each mpirun launch")
 	f.StringArrayVar(&benchMCA, "mca", nil, "extra Open MPI setting KEY=VALUE for case 1, e.g. btl_vader_max_send_size=1048576 (repeatable)")
+	f.BoolVar(&benchKeepReport, "keep-page-reporting", false, "measure with free page reporting as the kernel has it (by default a run as root has a VM's balloon hand freed memory back to the host only after a minute, and restores the setting at its end: memory handed back at once is faulted in afresh by the next round)")
 	f.BoolVar(&benchKeepDAMON, "keep-damon", false, "measure with DAMON's running monitors on (by default a run as root turns each running kdamond off for its measurements and back on at its end: their sampling makes random rounds slow)")
 	f.StringVar(&benchRender, "render", "", "measure nothing: write the report and plots from this results.json of an earlier run (only --out applies)")
 }
@@ -141,6 +143,7 @@ func runBench(cmd *cobra.Command, args []string) error {
 	o.Reps, o.BigReps, o.BigMiB, o.Timeout, o.MCA = *reps, *bigReps, *bigMiB, *timeout, mca
 	o.Launches = benchLaunches
 	o.KeepDAMON = benchKeepDAMON
+	o.KeepPageReporting = benchKeepReport
 	o.StageBigReps, o.StageBigMiB = *stageBigReps, *bigMiB
 	if *cycles > 0 {
 		if *cycles < 2 {
