@@ -55,9 +55,9 @@ func (w *Watcher) Wait() error {
 // a thread asleep between looks sees the pause when its sleep ends.
 func (w *Watcher) Pause() { w.set(func(cw *C.couplet_watch) { C.couplet_watch_pause(cw, 1) }) }
 
-// Resume lets the thread look again after Pause: at once, from the shortest
-// wait, if it stopped for the pause; otherwise when its sleep ends, as if
-// there had been no pause.
+// Resume lets the thread look again after Pause: after the shortest wait if
+// it stopped for the pause (its sleep ended meanwhile), otherwise when its
+// sleep ends, as if there had been no pause.
 func (w *Watcher) Resume() { w.set(func(cw *C.couplet_watch) { C.couplet_watch_pause(cw, 0) }) }
 
 // Rearm lets the thread look again after it saw a message.
