@@ -100,9 +100,11 @@ func writeStaging(w io.Writer, r *Results) {
 	p("authenticated connection (each connection authenticates once), over which an owner sends to an")
 	p("agent on its own host with reno, where raw TCP keeps the system's default congestion control")
 	p("(%s here; see the Machine table): on a reused loopback connection bbr ran at times at half", orDash(r.Machine.TCPCC))
-	p("speed for whole launches (`dyad/agent/sender.go`). In the same rounds, right after")
-	p("each rpc staging, a second rpc pair whose consumer skips the content hash (%s, an agent", StageRPCNoHash)
-	p("option for this measurement only) stages the same file: the difference is what the hash adds.")
+	p("speed for whole launches (`dyad/agent/sender.go`). In the same rounds, right before or after")
+	p("each rpc staging, the same rpc pair stages the same file again with its consumer's content hash")
+	p("switched off (%s, an agent setting for this measurement only): the difference is what the hash", StageRPCNoHash)
+	p("adds. A second pair with the hash off differed from the first by more than that: the hash-off")
+	p("pair staged 1 GiB slower than the rpc pair with the hash in two launches of three of a full run.")
 	p("")
 	p("Throughput in GB/s, median (min–max); the memcpy column is the machine's ceiling.")
 	p("")
@@ -114,7 +116,7 @@ func writeStaging(w io.Writer, r *Results) {
 			ratio(s.Seconds[StageRawTCP].Median, s.Seconds[StageRPCNoHash].Median), s.RPCvsCp)
 	}
 	p("")
-	p("*rpc, hash off / raw TCP* is the same ratio for the hash-off pair: the rpc DTL's data path")
+	p("*rpc, hash off / raw TCP* is the same ratio for the stagings with the hash off: the rpc DTL's data path")
 	p("against raw TCP's, without the content check. Beyond raw TCP's, that path reserves the copy's")
 	p("space (fallocate) while the owner replies, so that the file system allocates its blocks in one go.")
 	p("")
@@ -129,7 +131,8 @@ func writeStaging(w io.Writer, r *Results) {
 	}
 	p("")
 	p("\"Hash added\" is the hash's measured cost to a staging: per round, the rpc staging's time less")
-	p("that of the hash-off pair right before or after it (the Targets table reads it at 1 GiB).")
+	p("that of the hash-off staging right before or after it. The Targets table reads it at 1 GiB and")
+	p("counts it met when it is below the target in every launch, not only in their median.")
 	p("\"Hash alone\" is what hashing the file would cost if it did not overlap the transfer at all, and")
 	p("\"left after the last byte\" is what the staging waited for the hash once every byte had arrived.")
 	p("")
@@ -315,13 +318,20 @@ func targets(r *Results) []target {
 	for _, s := range r.Staging {
 		if s.MiB == 1024 {
 			_, measured := s.Seconds[StageRPCNoHash]
-			m := fmt.Sprintf("%.3f (hash alone: %.3f; left after the last byte: %.3f)", s.HashAddedShare, s.HashShare, s.HashWaitShare)
+			// Met when every launch's share is below the target, not only their median.
+			greatest, spread := s.HashAddedShare, ""
+			if rpc := s.Seconds[StageRPC].Median; s.Launches > 1 {
+				greatest = ratio(s.HashAdded.Max, rpc)
+				spread = fmt.Sprintf("launches %.3f–%.3f; ", ratio(s.HashAdded.Min, rpc), greatest)
+			}
+			m := fmt.Sprintf("%.3f (%shash alone: %.3f; left after the last byte: %.3f)", s.HashAddedShare, spread, s.HashShare, s.HashWaitShare)
 			if s.HashAddedShare < 0 {
-				// Hashing cannot save time: the noise between the two pairs exceeded the hash's cost.
-				m += ", negative: not settled by this run"
+				// Both ways stage on the same agents: the hash costs less than the rounds
+				// differ by.
+				m += ", below zero: within the rounds' noise"
 			}
 			ts = append(ts, target{caseID: CaseStaging, size: "1 GiB", what: "content hash's added time (hash on - off) / rpc DTL staging time", want: fmt.Sprintf("< %.2f", TargetHashShare),
-				measured: m, met: measured && s.HashAddedShare >= 0 && s.HashAddedShare < TargetHashShare, available: measured})
+				measured: m, met: measured && greatest < TargetHashShare, available: measured})
 		}
 	}
 	for _, s := range r.Staging {

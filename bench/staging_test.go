@@ -47,7 +47,7 @@ func TestStaging(t *testing.T) {
 }
 
 // TestStagingOrder: every round measures every system once, the warm-up round in
-// StagingSystems' order, the hash-off pair next to rpc, before it in some rounds and
+// StagingSystems' order, the hash-off staging next to rpc, before it in some rounds and
 // after it in others; over the seven measured rounds of a report, each system follows at
 // least three different ones.
 func TestStagingOrder(t *testing.T) {
@@ -63,7 +63,7 @@ func TestStagingOrder(t *testing.T) {
 		}
 		i, j := slices.Index(got, StageRPC), slices.Index(got, StageRPCNoHash)
 		if i-j != 1 && j-i != 1 {
-			t.Errorf("round %d: %v, the hash-off pair not next to rpc", rep, got)
+			t.Errorf("round %d: %v, the hash-off staging not next to rpc", rep, got)
 		}
 		first[i < j] = true
 		for i := 1; i < len(got); i++ {

@@ -186,3 +186,34 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestSkipContentHashSwitch: couplet bench switches one consumer's content hash off and
+// on between stagings (Agent.SetSkipContentHash). Off, tampered bytes of the right size
+// pass (only the signature and the size are checked); on again, the next staging of the
+// same file catches them.
+func TestSkipContentHashSwitch(t *testing.T) {
+	prod, cons := pair(t)
+	data := randBytes(1<<20, 55)
+	produce(t, prod, "s.bin", data)
+	bad := bytes.Clone(data)
+	bad[1<<19] ^= 0x40
+	if err := os.WriteFile(filepath.Join(prod.dir, "s.bin"), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cons.agent.SetSkipContentHash(true)
+	got, err := cons.client.Consume("s.bin")
+	if err != nil {
+		t.Fatalf("consume with the hash off: %v", err)
+	}
+	if b := mustRead(t, got); !bytes.Equal(b, bad) {
+		t.Fatalf("the copy staged with the hash off holds other bytes than the owner's file")
+	}
+	if err := os.Remove(got); err != nil {
+		t.Fatal(err)
+	}
+	cons.agent.SetSkipContentHash(false)
+	if _, err := cons.client.Consume("s.bin"); err == nil || !strings.Contains(err.Error(), "content checksum") {
+		t.Fatalf("consume with the hash on again = %v, want a content checksum refusal", err)
+	}
+	noTemps(t, cons.dir)
+}

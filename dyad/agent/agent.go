@@ -106,8 +106,8 @@ type Options struct {
 	KVSTimeout time.Duration
 	// SkipContentHash makes this agent stage without hashing what it receives: only the
 	// record's signature and the size are checked, not the bytes. It exists so that
-	// couplet bench can measure what the content hash adds to a staging, side by side;
-	// no command sets it, and nothing else should.
+	// couplet bench can measure what the content hash adds to a staging, side by side
+	// (see SetSkipContentHash); no command sets it, and nothing else should.
 	SkipContentHash bool `json:"-"`
 }
 
@@ -156,7 +156,16 @@ type Agent struct {
 	// crashed stagings' temporary files (sweep.go).
 	started time.Time
 	swept   sweptDirs
+	// skipHash is Options.SkipContentHash, as SetSkipContentHash last set it.
+	skipHash atomic.Bool
 }
+
+// SetSkipContentHash turns the content hash off, or back on, for the stagings the agent
+// starts from now on, as Options.SkipContentHash does from its start: couplet bench
+// stages one file with it on and off in turn over the same agents, so that what the hash
+// adds is not blurred by the differences between two pairs of agents. Nothing else
+// should call it.
+func (a *Agent) SetSkipContentHash(skip bool) { a.skipHash.Store(skip) }
 
 type counters struct {
 	fetchesServed, ucxFetchesServed, bytesServed, stages, stageBytes, rejected, unauthorized,
@@ -225,6 +234,7 @@ func Start(o Options) (*Agent, error) {
 		o.EtcdDir = filepath.Join(o.StateDir, "etcd")
 	}
 	a := &Agent{opts: o, cache: newCache(), dtl: dtl, chunkCap: max(chunkCap, 0), started: time.Now()}
+	a.skipHash.Store(o.SkipContentHash)
 	a.swept.max = maxSweptDirs
 	a.gate.max = o.MaxConns
 	a.ctx, a.cancel = context.WithCancel(context.Background())

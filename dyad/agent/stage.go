@@ -101,7 +101,7 @@ func (a *Agent) fetch(ctx context.Context, meta *wire.Meta, to target) (n int64,
 	// path. The content hash reads each range back from the page cache, on goroutines of
 	// its own, beside the transfer (not at all when the hash is off: it is the only
 	// reader).
-	if !a.opts.SkipContentHash {
+	if d.content.mac != nil {
 		d.back = startReadBack(d.tmp, d.content, meta.Size)
 	}
 	for {
@@ -196,7 +196,7 @@ func (a *Agent) startDownload(ctx context.Context, meta *wire.Meta, to target, r
 	}
 	// One tag serves every attempt: a retry happens before any byte arrived.
 	var mac *ContentMAC
-	if !a.opts.SkipContentHash {
+	if !a.skipHash.Load() {
 		if mac, err = newContentMAC(a.contentKey, meta.Hash[:min(len(meta.Hash), saltSize)]); err != nil {
 			return nil, err
 		}
@@ -305,7 +305,7 @@ func (d *download) commit(n int64) error {
 	}
 	h := d.content.Sum()
 	d.a.ctr.hashWaitNs.Add(time.Since(t0).Nanoseconds())
-	if !d.a.opts.SkipContentHash && !bytes.Equal(h, d.meta.Hash) {
+	if d.content.mac != nil && !bytes.Equal(h, d.meta.Hash) {
 		return fmt.Errorf("content checksum: tag %x, the signed record names %x (not the bytes published)", h, d.meta.Hash)
 	}
 	// The copy carries its record into place, so that both appear at once; where it

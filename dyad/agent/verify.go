@@ -21,7 +21,7 @@ type contentHasher struct {
 // one chunk is checked while it arrives.
 const hashPiece = 128 << 10
 
-// newContentHasher starts a hasher of mac; with mac nil (Options.SkipContentHash) it
+// newContentHasher starts a hasher of mac; with mac nil (the hash off: SetSkipContentHash) it
 // hashes nothing, and Sum returns nil.
 func newContentHasher(mac *ContentMAC) *contentHasher { return &contentHasher{mac: mac} }
 
