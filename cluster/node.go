@@ -18,9 +18,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/couplet-hpc/couplet/internal/mpilaunch"
-	"time"
 )
 
 // Subnet is the cluster's private /24: node i (from 1) has Subnet.(10+i).

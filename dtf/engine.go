@@ -3,8 +3,6 @@ package dtf
 import (
 	"errors"
 	"fmt"
-	"github.com/couplet-hpc/couplet/dtf/config"
-	"github.com/couplet-hpc/couplet/dtf/stats"
 	"os"
 	"runtime"
 	"sync"
@@ -12,7 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/dtf/protocol"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/internal/sysmon"
 	"github.com/couplet-hpc/couplet/kvs"
 	"github.com/couplet-hpc/couplet/mpi"

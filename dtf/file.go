@@ -2,10 +2,10 @@ package dtf
 
 import (
 	"fmt"
-	"github.com/couplet-hpc/couplet/dtf/config"
-	"github.com/couplet-hpc/couplet/dtf/stats"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf/config"
+	"github.com/couplet-hpc/couplet/dtf/stats"
 	"github.com/couplet-hpc/couplet/matcher"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"

@@ -2,10 +2,10 @@ package dtf
 
 import (
 	"fmt"
-	"github.com/couplet-hpc/couplet/dtf/config"
 	"maps"
 	"slices"
 
+	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/mpi"
 	"github.com/couplet-hpc/couplet/nc"
 )

@@ -2,11 +2,12 @@ package dtf
 
 import (
 	"fmt"
-	"github.com/couplet-hpc/couplet/dtf/stats"
 	"io"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/couplet-hpc/couplet/dtf/stats"
 )
 
 // verboseOut is where start-up and finalize reports go (DTF printed to stdout; couplet
