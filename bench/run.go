@@ -340,7 +340,7 @@ func runStaging(o Options, r *Results, next func(string, ...any)) error {
 		launches = 1 // the locator alone
 	}
 	for l := range launches {
-		next("cases 4-6: starting dyad agent pairs (rpc, rpc hash off, ucx sm, ucx tcp) with embedded etcd, launch %d of %d", l+1, launches)
+		next("cases 4-6: starting dyad agent pairs (rpc, with the hash also off; ucx sm; ucx tcp) with embedded etcd, launch %d of %d", l+1, launches)
 		s, err := StartStaging()
 		if err != nil {
 			return err
