@@ -101,9 +101,9 @@ func watch(w mpi.Comm, _ []string) {
 // between looks does not wake the thread: an application call pauses the
 // watch at each of its waits.
 func pauseAsleep(w mpi.Comm) {
-	wt, err := mpi.NewWatcher(w, 12, 50*time.Millisecond, time.Hour)
+	wt, err := mpi.NewWatcher(w, 12, 200*time.Millisecond, time.Hour)
 	must(err, "NewWatcher")
-	// After its first look (nothing waits on tag 12) the thread sleeps 100 ms.
+	// After its first look (nothing waits on tag 12) the thread sleeps 400 ms.
 	deadline := time.Now().Add(driveDeadline)
 	for wt.Counts().Tries == 0 {
 		if time.Now().After(deadline) {
@@ -119,8 +119,9 @@ func pauseAsleep(w mpi.Comm) {
 		wt.Resume()
 		time.Sleep(100 * time.Microsecond)
 	}
-	// Should the sleep end during a pause (this rank descheduled), the
-	// thread stops for it and the resume after wakes it, once.
+	// Should the sleep end during a pause (this rank descheduled for most of
+	// it), the thread stops for it and the resume after wakes it, once; a
+	// second wake would take this loop 200 ms more.
 	if c := wt.Counts(); c.Wakes > 1 {
 		failf("20 pauses and resumes of a sleeping watch woke its thread %d times, want at most 1", c.Wakes)
 	}
