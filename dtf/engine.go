@@ -34,10 +34,14 @@ type engine struct {
 	compRanks [][]int             // transport ranks of each component's ranks, in component-rank order
 	ownsMPI   bool                // Init initialised MPI, so Finalize finalises it
 
-	mail  []*envelope       // control messages not yet taken by a waiter
-	sends []*pendingSend    // control sends in flight
-	files map[string]*File  // open coupled files by path
-	mt    *protocol.Matcher // the matcher role of every file session
+	mail  []*envelope    // control messages not yet taken by a waiter
+	sends []*pendingSend // control sends in flight
+	held  []heldMsg      // control messages to send at the end of this poll, or to this rank (receive)
+	// holding is set while a poll hands messages to the roles: what they
+	// send is held until it ends.
+	holding bool
+	files   map[string]*File  // open coupled files by path
+	mt      *protocol.Matcher // the matcher role of every file session
 	// matchTime is the time the matcher took per session, until its epoch ends.
 	matchTime map[sessKey]time.Duration
 	hist      map[string]*pathHistory
@@ -353,7 +357,7 @@ func (e *engine) pollIfFree() (n int, polled bool) {
 	if !e.enterIO() {
 		return 0, false
 	}
-	n, _ = e.poll()
+	n, _ = e.poll(false)
 	mpi.UnlockIO()
 	return n, true
 }
@@ -421,7 +425,7 @@ func (e *engine) waitFor(what func() string, done func() (bool, error)) error {
 		entered := e.enterIO()
 		if entered {
 			var err error
-			if n, err = e.pollUpTo(1); err == nil {
+			if n, err = e.poll(true); err == nil {
 				ok, err = done()
 			}
 			mpi.UnlockIO()

@@ -328,7 +328,7 @@ func (f *File) lock() error {
 		return nil
 	}
 	defer mpi.UnlockIO()
-	_, err := f.e.poll()
+	_, err := f.e.poll(false)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/couplet-hpc/couplet/dtf/protocol"
 	"github.com/couplet-hpc/couplet/transport"
 )
 
@@ -25,57 +26,186 @@ func (e *engine) send(to int, m *envelope) error { return e.start(to, m, false) 
 // receiver may already have exited.
 func (e *engine) sendAdvisory(to int, m *envelope) { e.start(to, m, true) }
 
+// heldMsg is a control message held for the end of a poll (see receive).
+type heldMsg struct {
+	to   int
+	m    *envelope
+	best bool
+	at   time.Time // when it was sent, for the trace
+}
+
+// start sends m to rank to at once, or holds it: inside a poll (receive),
+// and when it is for this rank itself, which the next poll hands to its
+// roles without the transport.
 func (e *engine) start(to int, m *envelope, best bool) error {
-	b, err := m.Encode()
-	if err != nil {
-		return err
+	h := heldMsg{to, m, best, e.stamp()}
+	if e.holding || to == e.tr.Rank() {
+		e.held = append(e.held, h)
+		return nil
 	}
-	at := e.stamp()
+	return e.sendFrame(to, []heldMsg{h})
+}
+
+// sendFrame sends msgs, all for one peer, as one transport message.
+func (e *engine) sendFrame(to int, msgs []heldMsg) error {
+	var b []byte
+	best := true
+	for _, h := range msgs {
+		var err error
+		if b, err = h.m.AppendTo(b); err != nil {
+			return err
+		}
+		best = best && h.best
+	}
 	q, err := e.tr.Send(to, tagCtl, b)
 	if err != nil {
 		if best {
 			return nil
 		}
-		return fmt.Errorf("dtf: send %s for %s to rank %d: %w", m.Kind, m.Path, to, err)
+		first := msgs[0].m
+		more := ""
+		if len(msgs) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(msgs)-1)
+		}
+		return fmt.Errorf("dtf: send %s for %s%s to rank %d: %w", first.Kind, first.Path, more, to, err)
 	}
-	e.traceMsg(at, true, to, m)
+	for _, h := range msgs {
+		e.traceMsg(h.at, true, to, h.m)
+	}
 	e.sends = append(e.sends, &pendingSend{q, b, best})
 	return nil
 }
 
-// poll receives every waiting control message, hands matcher and schedule
-// messages to their handlers, parks the rest in the mailbox, and retires
-// finished sends. It never blocks and reports how many messages it handled.
-func (e *engine) poll() (int, error) { return e.pollUpTo(-1) }
+// sendHeld sends the held messages for other ranks, one frame per rank, in
+// the order of each rank's first message, and keeps those for this rank.
+func (e *engine) sendHeld() error {
+	if len(e.held) == 0 {
+		return nil
+	}
+	me := e.tr.Rank()
+	var first error
+	var peers []int
+	by := map[int][]heldMsg{}
+	own := e.held[:0]
+	for _, h := range e.held {
+		if h.to == me {
+			own = append(own, h)
+			continue
+		}
+		if by[h.to] == nil {
+			peers = append(peers, h.to)
+		}
+		by[h.to] = append(by[h.to], h)
+	}
+	clear(e.held[len(own):])
+	e.held = own
+	for _, to := range peers {
+		if err := e.sendFrame(to, by[to]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
 
-// pollUpTo is poll handling at most max messages (all waiting if max < 0).
-// Having handled max, it returns at once without looking further or
-// retiring sends: an idle MPI test yields the CPU on a crowded node (see
-// waitFor), and a waiter should see the message it got before that.
-func (e *engine) pollUpTo(max int) (int, error) {
-	e.polled = time.Now()
+// takeOwn removes the held messages, which between polls are all for this
+// rank (a message for a peer is held only inside a poll, which sends it),
+// and returns them as a peer would receive them, encoded and decoded: the
+// roles share no memory through a message.
+func (e *engine) takeOwn() ([]*envelope, error) {
+	var b []byte
+	for _, h := range e.held {
+		var err error
+		if b, err = h.m.AppendTo(b); err != nil {
+			return nil, err
+		}
+		e.traceMsg(h.at, true, h.to, h.m)
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	clear(e.held)
+	e.held = e.held[:0]
+	return protocol.DecodeFrame(b)
+}
+
+// receive hands every waiting control message to dispatch: this rank's
+// own first, then each frame the transport holds. What the handlers send
+// meanwhile is held and goes out when none is left, one frame per peer: a
+// matcher that finds both readers' requests waiting sends each writer its
+// schedules for both, and the epoch's end, in one message, and the writer
+// starts all its sends at once. Messages to this rank itself go round
+// again (a matcher's schedule for the writer on its own rank starts that
+// writer's sends in the same poll). It reports how many messages it
+// handled.
+func (e *engine) receive() (int, error) {
+	e.holding = true
+	defer func() { e.holding = false }()
 	n := 0
-	for n != max {
-		msg, ok, err := e.tr.TryRecv(tagCtl)
-		if err != nil {
-			return n, err
+	for {
+		err := e.receiveWaiting(&n)
+		if serr := e.sendHeld(); err == nil {
+			err = serr
 		}
-		if !ok {
-			break
-		}
-		n++
-		m, err := decodeEnvelope(msg.Data)
-		if err != nil {
-			return n, fmt.Errorf("%w (from rank %d)", err, msg.Source)
-		}
-		m.From = msg.Source
-		e.traceMsg(e.stamp(), false, m.From, m)
-		if err := e.dispatch(m); err != nil {
+		if err != nil || len(e.held) == 0 {
 			return n, err
 		}
 	}
-	if n == max {
-		return n, nil
+}
+
+// receiveWaiting dispatches this rank's own held messages and the
+// transport's waiting frames, counting them in n.
+func (e *engine) receiveWaiting(n *int) error {
+	own, err := e.takeOwn()
+	if err != nil {
+		return err
+	}
+	if len(own) > 0 {
+		if err := e.handleAll(e.tr.Rank(), own, n); err != nil {
+			return err
+		}
+	}
+	for {
+		msg, ok, err := e.tr.TryRecv(tagCtl)
+		if err != nil || !ok {
+			return err
+		}
+		ms, err := protocol.DecodeFrame(msg.Data)
+		if err != nil {
+			return fmt.Errorf("%w (from rank %d)", err, msg.Source)
+		}
+		if err := e.handleAll(msg.Source, ms, n); err != nil {
+			return err
+		}
+	}
+}
+
+// handleAll dispatches the messages ms of one frame from rank from,
+// counting them in n. A failed message fails the poll, but the frame's
+// others are still handled: they may be for other files.
+func (e *engine) handleAll(from int, ms []*envelope, n *int) error {
+	var first error
+	for _, m := range ms {
+		*n++
+		m.From = from
+		e.traceMsg(e.stamp(), false, from, m)
+		if err := e.dispatch(m); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// poll receives every waiting control message (receive), retires finished
+// sends and drives the files' data sends. It never blocks and reports how
+// many messages it handled. A quick poll that handled some returns at
+// once, without retiring or driving: an idle MPI test yields the CPU on a
+// crowded node (see waitFor), and a waiter should see the messages it got
+// before that.
+func (e *engine) poll(quick bool) (int, error) {
+	e.polled = time.Now()
+	n, err := e.receive()
+	if err != nil || (quick && n > 0) {
+		return n, err
 	}
 	live := e.sends[:0]
 	for _, s := range e.sends {

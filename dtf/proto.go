@@ -33,6 +33,3 @@ type sessKey struct {
 
 // keyOf names the session a control message is about.
 func keyOf(m *envelope) sessKey { return sessKey{m.Path, m.Session} }
-
-// decodeEnvelope parses a control message, rejecting malformed input.
-func decodeEnvelope(b []byte) (*envelope, error) { return protocol.Decode(b) }

@@ -27,7 +27,9 @@
 // open to close) and every epoch within it: the writer component's ranks, the
 // reader component's ranks, and the matchers (ranks of the writer component that
 // own parts of each variable's index space). Data never travels in a control
-// message: it moves as blocks on data tags, as the schedules name them.
+// message: it moves as blocks on data tags, as the schedules name them. A
+// driver sends what one step of its roles has for one peer as one transport
+// message, a frame of envelopes back to back (AppendTo, DecodeFrame).
 //
 //	kind          from -> to                      when, and what it carries
 //	HEADER        writer root -> peer component   at each enddef: the header (Round: its version) and the writer group's ranks

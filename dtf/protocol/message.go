@@ -86,6 +86,11 @@ type Tagged struct {
 // Encode serialises a control message.
 func (m *Envelope) Encode() ([]byte, error) { return wire.Encode(nil, m) }
 
+// AppendTo appends m's encoding to frame. A frame is what one transport
+// message carries: one or more envelopes back to back, so that a driver
+// sends a peer everything one step of its roles has for it at once.
+func (m *Envelope) AppendTo(frame []byte) ([]byte, error) { return wire.Encode(frame, m) }
+
 // Decode parses a control message, rejecting malformed input: unknown kinds,
 // negative counters and invalid boxes.
 func Decode(b []byte) (*Envelope, error) {
@@ -93,26 +98,56 @@ func Decode(b []byte) (*Envelope, error) {
 	if err := wire.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("dtf: bad control message: %w", err)
 	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// DecodeFrame parses a frame of one or more envelopes (AppendTo), each
+// checked as Decode checks one.
+func DecodeFrame(b []byte) ([]*Envelope, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("dtf: bad control message: empty")
+	}
+	var out []*Envelope
+	for len(b) > 0 {
+		m := &Envelope{}
+		var err error
+		if b, err = wire.DecodeNext(b, m); err != nil {
+			return nil, fmt.Errorf("dtf: bad control message %d of its frame: %w", len(out)+1, err)
+		}
+		if err := m.validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// validate rejects what decodes but cannot be a message: unknown kinds,
+// negative counters and invalid boxes.
+func (m *Envelope) validate() error {
 	if m.Kind == 0 || m.Kind >= kindEnd {
-		return nil, fmt.Errorf("dtf: bad control message: unknown Kind %d", m.Kind)
+		return fmt.Errorf("dtf: bad control message: unknown Kind %d", m.Kind)
 	}
 	if m.Session < 0 || m.Epoch < 0 || m.Round < 0 {
-		return nil, fmt.Errorf("dtf: bad control message: negative session/epoch/round")
+		return fmt.Errorf("dtf: bad control message: negative session/epoch/round")
 	}
 	for _, w := range m.Writes {
 		if err := w.Box.Validate(); err != nil {
-			return nil, fmt.Errorf("dtf: bad control message: write box: %w", err)
+			return fmt.Errorf("dtf: bad control message: write box: %w", err)
 		}
 	}
 	for _, r := range m.Reads {
 		if err := r.Box.Validate(); err != nil {
-			return nil, fmt.Errorf("dtf: bad control message: read box: %w", err)
+			return fmt.Errorf("dtf: bad control message: read box: %w", err)
 		}
 	}
 	for _, t := range m.Sched {
 		if err := t.T.Box.Validate(); err != nil {
-			return nil, fmt.Errorf("dtf: bad control message: scheduled box: %w", err)
+			return fmt.Errorf("dtf: bad control message: scheduled box: %w", err)
 		}
 	}
-	return &m, nil
+	return nil
 }

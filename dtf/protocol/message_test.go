@@ -82,6 +82,74 @@ func TestEnvelopeRejects(t *testing.T) {
 	}
 }
 
+// TestDecodeFrame reads frames of envelopes back to back (AppendTo): every
+// envelope in order, and an error naming the first bad one.
+func TestDecodeFrame(t *testing.T) {
+	frame := func(ms ...*Envelope) []byte {
+		var b []byte
+		for _, m := range ms {
+			var err error
+			if b, err = m.AppendTo(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	all := sampleEnvelopes()
+	whole := frame(all...)
+	cases := []struct {
+		name string
+		b    []byte
+		want []*Envelope // nil: an error
+	}{
+		{"one", frame(all[0]), all[:1]},
+		{"all", whole, all},
+		{"empty", nil, nil},
+		{"last cut short", whole[:len(whole)-1], nil},
+		{"bad kind second", frame(all[0], &Envelope{Kind: kindEnd}), nil},
+		{"bad box third", frame(all[1], all[2], &Envelope{Kind: ReadReqs, Reads: []matcher.Read{{Box: matcher.Box{Start: []int64{0}, Count: []int64{-1}}}}}), nil},
+		{"garbage after", append(frame(all[0]), 0xc1), nil},
+	}
+	for _, c := range cases {
+		got, err := DecodeFrame(c.b)
+		switch {
+		case c.want == nil && err == nil:
+			t.Errorf("%s: accepted as %d envelopes", c.name, len(got))
+		case c.want != nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != nil && !reflect.DeepEqual(got, c.want):
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func FuzzDecodeFrame(f *testing.F) {
+	var all []byte
+	for _, m := range sampleEnvelopes() {
+		all, _ = m.AppendTo(all)
+		b, _ := m.Encode()
+		f.Add(b)
+	}
+	f.Add(all)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ms, err := DecodeFrame(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must re-encode to a frame of as many envelopes.
+		var b []byte
+		for _, m := range ms {
+			if b, err = m.AppendTo(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again, err := DecodeFrame(b)
+		if err != nil || len(again) != len(ms) {
+			t.Fatalf("re-decode: %d envelopes, %v; want %d", len(again), err, len(ms))
+		}
+	})
+}
+
 func FuzzDecodeEnvelope(f *testing.F) {
 	for _, m := range sampleEnvelopes() {
 		b, _ := m.Encode()

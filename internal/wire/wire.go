@@ -40,6 +40,21 @@ func Decode(b []byte, m msgp.Unmarshaler) error {
 	return nil
 }
 
+// DecodeNext checks the declared lengths of the message at the start of b,
+// decodes it into m (a type with a generated codec) and returns the bytes
+// after it: messages written back to back by Encode are read by calling
+// DecodeNext until none are left.
+func DecodeNext(b []byte, m msgp.Unmarshaler) ([]byte, error) {
+	if _, err := checkOne(b, 0); err != nil {
+		return nil, err
+	}
+	rest, err := m.UnmarshalMsg(b)
+	if err != nil {
+		return nil, fmt.Errorf("wire: %w", err)
+	}
+	return rest, nil
+}
+
 // Marshal encodes v with msgpack by reflection.
 func Marshal(v any) ([]byte, error) { return msgpack.Marshal(v) }
 

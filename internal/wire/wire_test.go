@@ -3,6 +3,8 @@ package wire
 import (
 	"reflect"
 	"testing"
+
+	"github.com/tinylib/msgp/msgp"
 )
 
 type msg struct {
@@ -47,6 +49,38 @@ func TestRejectsHostileLengths(t *testing.T) {
 	var v any
 	if err := Unmarshal(deep, &v); err == nil {
 		t.Error("100-deep nesting accepted")
+	}
+}
+
+// TestDecodeNext reads messages written back to back one at a time, and
+// checks each one's declared lengths before decoding it.
+func TestDecodeNext(t *testing.T) {
+	first, second := []byte{0x92, 0x01, 0xa1, 'x'}, []byte{0xc4, 0x02, 7, 8} // [1, "x"], bin 7 8
+	cases := []struct {
+		name string
+		b    []byte
+		want [][]byte // the messages in order; nil: an error at the last
+	}{
+		{"two", append(append([]byte{}, first...), second...), [][]byte{first, second}},
+		{"second cut short", append(append([]byte{}, first...), second[:3]...), nil},
+		{"hostile length", []byte{0xdd, 0x80, 0, 0, 0, 1}, nil},
+	}
+	for _, c := range cases {
+		var got [][]byte
+		b := c.b
+		var err error
+		for len(b) > 0 && err == nil {
+			var raw msgp.Raw
+			if b, err = DecodeNext(b, &raw); err == nil {
+				got = append(got, raw)
+			}
+		}
+		switch {
+		case c.want == nil && err == nil:
+			t.Errorf("%s: accepted as %d messages", c.name, len(got))
+		case c.want != nil && (err != nil || !reflect.DeepEqual(got, c.want)):
+			t.Errorf("%s: got %x, %v; want %x", c.name, got, err, c.want)
+		}
 	}
 }
 
