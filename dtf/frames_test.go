@@ -2,8 +2,11 @@ package dtf
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/couplet-hpc/couplet/dtf/config"
 	"github.com/couplet-hpc/couplet/dtf/protocol"
@@ -134,5 +137,34 @@ func TestOwnMessagesStayInProcess(t *testing.T) {
 	want := []got{{kRecs, 0, "a.nc", 7}, {kExpect, 4, "a.nc", 0}, {kRecs, 4, "b.nc", 2}}
 	if !reflect.DeepEqual(mail, want) {
 		t.Fatalf("mail %+v, want %+v", mail, want)
+	}
+}
+
+// TestLongWaitSleeps: a wait for peers that do not answer yields between
+// polls only for spinFor, then sleeps: waiting 200 ms costs the waiting
+// thread a small part of that in CPU, not all of it.
+func TestLongWaitSleeps(t *testing.T) {
+	const wait = 200 * time.Millisecond
+	e, tr := frameEngine()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := func() time.Duration {
+		var ru unix.Rusage
+		if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	c0, start := cpu(), time.Now()
+	e.mu.Lock()
+	err := e.waitFor(func() string { return "the test" }, func() (bool, error) { return time.Since(start) >= wait, nil })
+	e.mu.Unlock()
+	used := cpu() - c0
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d looks, %v of CPU in %v", tr.looks, used, time.Since(start))
+	if used > wait/4 {
+		t.Fatalf("the wait used %v of CPU in %v: it polls without sleeping", used, time.Since(start))
 	}
 }
