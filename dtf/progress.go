@@ -46,15 +46,26 @@ func (e *engine) start(to int, m *envelope, best bool) error {
 	return e.sendFrame(to, []heldMsg{h})
 }
 
-// sendFrame sends msgs, all for one peer, as one transport message.
-func (e *engine) sendFrame(to int, msgs []heldMsg) error {
+// frameOf encodes msgs back to back as one frame (protocol.DecodeFrame).
+func frameOf(msgs []heldMsg) ([]byte, error) {
 	var b []byte
-	best := true
 	for _, h := range msgs {
 		var err error
 		if b, err = h.m.AppendTo(b); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	return b, nil
+}
+
+// sendFrame sends msgs, all for one peer, as one transport message.
+func (e *engine) sendFrame(to int, msgs []heldMsg) error {
+	b, err := frameOf(msgs)
+	if err != nil {
+		return err
+	}
+	best := true
+	for _, h := range msgs {
 		best = best && h.best
 	}
 	q, err := e.tr.Send(to, tagCtl, b)
@@ -112,16 +123,15 @@ func (e *engine) sendHeld() error {
 // and returns them as a peer would receive them, encoded and decoded: the
 // roles share no memory through a message.
 func (e *engine) takeOwn() ([]*envelope, error) {
-	var b []byte
-	for _, h := range e.held {
-		var err error
-		if b, err = h.m.AppendTo(b); err != nil {
-			return nil, err
-		}
-		e.traceMsg(h.at, true, h.to, h.m)
-	}
-	if len(b) == 0 {
+	if len(e.held) == 0 {
 		return nil, nil
+	}
+	b, err := frameOf(e.held)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range e.held {
+		e.traceMsg(h.at, true, h.to, h.m)
 	}
 	clear(e.held)
 	e.held = e.held[:0]

@@ -27,17 +27,11 @@ func Encode(b []byte, m msgp.Marshaler) ([]byte, error) { return m.MarshalMsg(b)
 // Decode checks b's declared lengths, then decodes the one message it holds
 // into m, a type with a generated codec. Bytes after the message are an error.
 func Decode(b []byte, m msgp.Unmarshaler) error {
-	rest, err := checkOne(b, 0)
-	if err != nil {
-		return err
+	rest, err := DecodeNext(b, m)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("wire: %d bytes after the message", len(rest))
 	}
-	if len(rest) > 0 {
-		return fmt.Errorf("wire: %d bytes after the message", len(rest))
-	}
-	if _, err := m.UnmarshalMsg(b); err != nil {
-		return fmt.Errorf("wire: %w", err)
-	}
-	return nil
+	return err
 }
 
 // DecodeNext checks the declared lengths of the message at the start of b,
