@@ -29,6 +29,7 @@ import (
 // Transport is the MPI implementation of transport.Transport.
 type Transport struct {
 	world   mpi.Comm
+	rank    int // in world, kept: the engine asks at every control message
 	comps   [][]int
 	tagUB   int
 	timeout time.Duration
@@ -72,7 +73,7 @@ func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Transport{world: world, comps: make([][]int, ncomp), tagUB: ub, timeout: timeout}
+	t := &Transport{world: world, rank: world.Rank(), comps: make([][]int, ncomp), tagUB: ub, timeout: timeout}
 	for w, c := range all {
 		if c < 0 || int(c) >= ncomp {
 			return nil, fmt.Errorf("mpitransport: world rank %d names component %d of %d", w, c, ncomp)
@@ -91,7 +92,7 @@ func Join(comp, ncomp int, timeout time.Duration) (*Transport, error) {
 }
 
 // Rank returns this process's world rank.
-func (t *Transport) Rank() int { return t.world.Rank() }
+func (t *Transport) Rank() int { return t.rank }
 
 // Size returns the world size.
 func (t *Transport) Size() int { return t.world.Size() }

@@ -88,7 +88,7 @@ func (t *Transport) joinSingleCopy(enabled bool) error {
 	if sc.ack, err = t.world.Dup(); err != nil {
 		return err
 	}
-	me, n := t.world.Rank(), t.world.Size()
+	me, n := t.rank, t.world.Size()
 	sc.probe = make([]byte, 8)
 	binary.LittleEndian.PutUint64(sc.probe, probeMagic^uint64(me))
 	mine := []int64{cma.NodeKey(), int64(os.Getpid()), int64(cma.Addr(sc.probe))}
